@@ -1,0 +1,92 @@
+package dev.pools.memory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The code locations that ask for memory ({@code class#method}), each with an id handed out when
+ * its class is instrumented, and what each one asked for.
+ *
+ * <p>Threading: registration is synchronized and copies the table (it happens once per call site
+ * at class load); the counters are atomics, updated on every allocation and release.
+ */
+public final class CallSites {
+
+    /** The id of allocations that name no call site (the API, benchmarks). */
+    public static final int UNATTRIBUTED = 0;
+
+    /** What one call site asked for since the JVM started. */
+    public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {
+    }
+
+    private static final class Site {
+        final String name;
+        final AtomicLong count = new AtomicLong();
+        final AtomicLong bytes = new AtomicLong();
+        final AtomicLong live = new AtomicLong();
+        final AtomicLong peak = new AtomicLong();
+        final AtomicLong fallbacks = new AtomicLong();
+
+        Site(String name) {
+            this.name = name;
+        }
+    }
+
+    private volatile Site[] sites = {new Site("(unattributed)")};
+    private final Map<String, Integer> ids = new HashMap<>();
+
+    /** The id of a call site, registering it on first sight. */
+    public synchronized int register(String name) {
+        Integer id = ids.get(name);
+        if (id != null) {
+            return id;
+        }
+        Site[] grown = Arrays.copyOf(sites, sites.length + 1);
+        grown[sites.length] = new Site(name);
+        ids.put(name, sites.length);
+        sites = grown;
+        return grown.length - 1;
+    }
+
+    private Site site(int id) {
+        Site[] s = sites;
+        return id >= 0 && id < s.length ? s[id] : s[UNATTRIBUTED];
+    }
+
+    void served(int id, int size) {
+        Site s = site(id);
+        s.count.incrementAndGet();
+        s.bytes.addAndGet(size);
+        long live = s.live.addAndGet(size);
+        if (live > s.peak.get()) {
+            s.peak.accumulateAndGet(live, Math::max);
+        }
+    }
+
+    void fellBack(int id, int size) {
+        Site s = site(id);
+        s.count.incrementAndGet();
+        s.bytes.addAndGet(size);
+        s.fallbacks.incrementAndGet();
+    }
+
+    void released(int id, int size) {
+        site(id).live.addAndGet(-size);
+    }
+
+    /** Sites that asked for anything, in registration order. */
+    public List<Stats> snapshot() {
+        List<Stats> out = new ArrayList<>();
+        for (Site s : sites) {
+            long count = s.count.get();
+            if (count > 0) {
+                out.add(new Stats(s.name, count, s.bytes.get(), s.live.get(), s.peak.get(), s.fallbacks.get()));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,248 @@
+package dev.pools.memory;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+
+/**
+ * The few JDK internals the pools stand on, resolved once into method handles.
+ *
+ * <p>Why each one is needed:
+ * <ul>
+ *   <li><b>A buffer over an address, with an attachment.</b> A handed-out slice must be a root of
+ *       its own: every view of it ({@code asFloatBuffer()}, {@code duplicate()}, {@code slice()})
+ *       must keep the slice reserved. {@code DirectByteBuffer(long, int, Object, segment)} makes a
+ *       buffer whose views all hold its attachment, so a phantom reference on the attachment fires
+ *       only once the buffer and every view of it are unreachable. The constructor is private to
+ *       {@code java.nio}; its last parameter's type differs between releases, so it is found by
+ *       shape.</li>
+ *   <li><b>The attachment and address of any direct buffer or view</b>, through
+ *       {@code sun.nio.ch.DirectBuffer}, for an explicit release of a buffer or of one of its views.</li>
+ *   <li><b>{@code jdk.internal.misc.Unsafe}</b> to zero and poison memory and to free pages now
+ *       rather than when the collector notices ({@code sun.misc.Unsafe}'s memory methods warn on
+ *       JDK 24 and later; the internal class does not).</li>
+ * </ul>
+ *
+ * <p>These need {@code java.nio} opened and {@code jdk.internal.misc} and {@code sun.nio.ch} exported
+ * to this class's module ({@code jdk.internal.access} too, to wait for reference processing). The agent does that itself with {@code Instrumentation.redefineModule};
+ * tests pass the equivalent command-line flags. When they are missing, {@link #failure()} says why
+ * and the pools stay off.
+ *
+ * <p>Pages come from {@link ByteBuffer#allocateDirect}, so pool memory counts against
+ * {@code -XX:MaxDirectMemorySize} and shows in the JDK's "direct" buffer pool, exactly like the
+ * memory it replaces, and a fresh page is already zero.
+ */
+final class NativeAccess {
+
+    /** Alignment of every slice address and effective size (POOLS.md §1: a cache line). */
+    static final int ALIGNMENT = 64;
+
+    private static final MethodHandle NEW_BUFFER;   // (long address, int capacity, Object attachment) ByteBuffer
+    private static final MethodHandle ATTACHMENT;   // (Object directBuffer) Object
+    private static final MethodHandle ADDRESS;      // (Object directBuffer) long
+    private static final MethodHandle SET_MEMORY;   // (long address, long bytes, byte value) void
+    private static final MethodHandle FREE_BUFFER;  // (ByteBuffer page) void
+    private static final Class<?> DIRECT_BUFFER;
+    private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
+    private static final Throwable FAILURE;
+    private static volatile String lastRefusal;
+
+    static {
+        MethodHandle newBuffer = null;
+        MethodHandle attachment = null;
+        MethodHandle address = null;
+        MethodHandle setMemory = null;
+        MethodHandle freeBuffer = null;
+        Class<?> directBuffer = null;
+        MethodHandle waitForReferences = null;
+        Throwable failure = null;
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            Class<?> dbb = Class.forName("java.nio.DirectByteBuffer");
+            MethodHandles.Lookup nio = MethodHandles.privateLookupIn(dbb, lookup);
+            newBuffer = MethodHandles.insertArguments(nio.unreflectConstructor(attachingConstructor(dbb)), 3, (Object) null)
+                    .asType(MethodType.methodType(ByteBuffer.class, long.class, int.class, Object.class));
+
+            directBuffer = Class.forName("sun.nio.ch.DirectBuffer");
+            attachment = lookup.findVirtual(directBuffer, "attachment", MethodType.methodType(Object.class))
+                    .asType(MethodType.methodType(Object.class, Object.class));
+            address = lookup.findVirtual(directBuffer, "address", MethodType.methodType(long.class))
+                    .asType(MethodType.methodType(long.class, Object.class));
+
+            Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
+            Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass)).invoke();
+            setMemory = lookup.findVirtual(unsafeClass, "setMemory",
+                    MethodType.methodType(void.class, long.class, long.class, byte.class)).bindTo(unsafe);
+            freeBuffer = lookup.findVirtual(unsafeClass, "invokeCleaner",
+                    MethodType.methodType(void.class, ByteBuffer.class)).bindTo(unsafe);
+            waitForReferences = referenceProcessingWaiter(lookup);
+        } catch (Throwable t) {
+            failure = t;
+        }
+        WAIT_FOR_REFERENCES = waitForReferences;
+        NEW_BUFFER = newBuffer;
+        ATTACHMENT = attachment;
+        ADDRESS = address;
+        SET_MEMORY = setMemory;
+        FREE_BUFFER = freeBuffer;
+        DIRECT_BUFFER = directBuffer;
+        FAILURE = failure;
+    }
+
+    private NativeAccess() {
+    }
+
+    /** {@code DirectByteBuffer(long address, int capacity, Object attachment, <segment>)}, whatever the segment type. */
+    private static Constructor<?> attachingConstructor(Class<?> dbb) throws NoSuchMethodException {
+        for (Constructor<?> c : dbb.getDeclaredConstructors()) {
+            Class<?>[] p = c.getParameterTypes();
+            if (p.length == 4 && p[0] == long.class && p[1] == int.class && p[2] == Object.class && !p[3].isPrimitive()) {
+                return c;
+            }
+        }
+        throw new NoSuchMethodException("java.nio.DirectByteBuffer(long, int, Object, segment)");
+    }
+
+    /** {@code SharedSecrets.getJavaLangRefAccess()::waitForReferenceProcessing}, as the JDK's own direct memory uses it; null if out of reach. */
+    private static MethodHandle referenceProcessingWaiter(MethodHandles.Lookup lookup) {
+        try {
+            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
+            Class<?> access = Class.forName("jdk.internal.access.JavaLangRefAccess");
+            Object refAccess = lookup.findStatic(secrets, "getJavaLangRefAccess", MethodType.methodType(access)).invoke();
+            return lookup.findVirtual(access, "waitForReferenceProcessing", MethodType.methodType(boolean.class)).bindTo(refAccess);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /**
+     * Waits until the collector's pending references have all been handed to their queues, as the
+     * JDK does before it refuses direct memory. Without the internal hook, waits a short while.
+     */
+    static void awaitReferenceProcessing() {
+        try {
+            if (WAIT_FOR_REFERENCES == null) {
+                Thread.sleep(20);
+                return;
+            }
+            for (int i = 0; i < 1000 && (boolean) WAIT_FOR_REFERENCES.invokeExact(); i++) {
+                Thread.onSpinWait();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot wait for reference processing", t);
+        }
+    }
+
+    /** The JDK's message the last time it refused a page, or null. */
+    static String lastRefusal() {
+        return lastRefusal;
+    }
+
+    /** Null when everything resolved; otherwise what is missing. */
+    static Throwable failure() {
+        return FAILURE;
+    }
+
+    static void requireAvailable() {
+        if (FAILURE != null) {
+            throw new IllegalStateException("pools need java.nio opened and jdk.internal.misc, sun.nio.ch exported"
+                    + " to them (the agent does this; without it pass --add-opens java.base/java.nio=ALL-UNNAMED"
+                    + " --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED): "
+                    + FAILURE, FAILURE);
+        }
+    }
+
+    /** A zero-capacity buffer: zero-byte requests take no room in any pool. */
+    static ByteBuffer emptyBuffer() {
+        return newBuffer(EmptyBlock.ADDRESS, 0, null);
+    }
+
+    private static final class EmptyBlock {
+        static final long ADDRESS = allocateBlock(ALIGNMENT).address;
+    }
+
+    /** A direct buffer of {@code capacity} bytes at {@code address}; all its views hold {@code attachment}. */
+    static ByteBuffer newBuffer(long address, int capacity, Object attachment) {
+        try {
+            return (ByteBuffer) NEW_BUFFER.invokeExact(address, capacity, attachment);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot make a direct buffer", t);
+        }
+    }
+
+    /** The attachment of a direct buffer or of any view of one; null for anything else. */
+    static Object attachment(Buffer buffer) {
+        if (buffer == null || !buffer.isDirect() || !DIRECT_BUFFER.isInstance(buffer)) {
+            return null;
+        }
+        try {
+            return (Object) ATTACHMENT.invokeExact((Object) buffer);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot read a buffer's attachment", t);
+        }
+    }
+
+    /** The address of a direct buffer (of its position 0 for a view: where the view starts). */
+    static long address(Buffer buffer) {
+        try {
+            return (long) ADDRESS.invokeExact((Object) buffer);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot read a buffer's address", t);
+        }
+    }
+
+    static void fill(long address, long bytes, byte value) {
+        if (bytes == 0) {
+            return;
+        }
+        try {
+            SET_MEMORY.invokeExact(address, bytes, value);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot fill memory", t);
+        }
+    }
+
+    /**
+     * A fresh, zero-filled block of at least {@code bytes} bytes whose {@link Block#address} is
+     * aligned to {@link #ALIGNMENT}; null when the JDK refuses the memory.
+     */
+    static Block allocateBlock(int bytes) {
+        ByteBuffer memory;
+        try {
+            memory = ByteBuffer.allocateDirect(Math.addExact(bytes, ALIGNMENT - 1));
+        } catch (OutOfMemoryError | ArithmeticException e) {
+            lastRefusal = e.getMessage();
+            return null;
+        }
+        long raw = address(memory);
+        long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
+        return new Block(memory, aligned, bytes);
+    }
+
+    /** Gives a block's memory back to the JDK now. */
+    static void free(Block block) {
+        try {
+            FREE_BUFFER.invokeExact(block.memory);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot free a page", t);
+        }
+    }
+
+    /** One piece of memory from the JDK: the owning buffer keeps it alive until {@link #free}. */
+    static final class Block {
+        final ByteBuffer memory;
+        final long address;
+        final int size;
+
+        Block(ByteBuffer memory, long address, int size) {
+            this.memory = memory;
+            this.address = address;
+            this.size = size;
+        }
+    }
+}

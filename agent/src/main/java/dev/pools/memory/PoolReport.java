@@ -1,0 +1,18 @@
+package dev.pools.memory;
+
+/**
+ * One pool's state at one moment, in the seed's vocabulary plus what identifies the pool.
+ *
+ * @param index        position in the layout, from 0
+ * @param kind         sliced, exclusive or direct
+ * @param pageSize     bytes per page; 0 for a direct pool; {@code maxAlloc} for an exclusive pool
+ * @param maxSlice     largest request the pool takes by its size class
+ * @param pagesCap     most pages the pool may hold, -1 for none
+ * @param pages        pages held now (a direct pool: live allocations)
+ * @param pagesPeak    most pages held at once since install
+ * @param largestAlloc largest requested size served since install
+ * @param usage        this pool's share of the usage
+ */
+public record PoolReport(int index, PoolKind kind, long pageSize, long maxSlice, long pagesCap,
+                         long pages, long pagesPeak, long largestAlloc, Usage usage) {
+}

@@ -1,0 +1,41 @@
+package dev.pools.memory;
+
+/**
+ * A range of one page: used (it backs one lease) or free. The slices of a page form a doubly
+ * linked list in address order that tiles the page exactly. A free slice is also a node of the
+ * pool's {@link FreeSliceTree}.
+ */
+final class Slice {
+    final SlicingPool.Page page;
+    int offset;
+    /** Bytes of the page this slice covers: a multiple of the alignment. */
+    int length;
+    boolean free;
+    Slice prev;
+    Slice next;
+    /** The lease a used slice backs; null while free. */
+    Lease lease;
+
+    // FreeSliceTree fields, meaningful while free.
+    Slice left;
+    Slice right;
+    int priority;
+    /** Largest {@link #length} in this node's subtree. */
+    int maxLength;
+
+    Slice(SlicingPool.Page page, int offset, int length) {
+        this.page = page;
+        this.offset = offset;
+        this.length = length;
+    }
+
+    /** Sort key of the free tree: page order, then address order. */
+    long key() {
+        return ((long) page.index << 32) | offset;
+    }
+
+    @Override
+    public String toString() {
+        return (free ? "free " : "used ") + page.index + ":" + offset + "+" + length;
+    }
+}

@@ -1,0 +1,309 @@
+package dev.pools.memory;
+
+import java.lang.ref.ReferenceQueue;
+import java.util.Arrays;
+
+/**
+ * A sliced pool (POOLS.md §3): fixed-size pages, each cut into slices on demand.
+ *
+ * <pre>
+ *   page 0  |used 4 MiB|free 15 MiB        |used 8 MiB |used 4 MiB|free 1 MiB|
+ *           0          4                   19          27         31         32 MiB
+ *   page 1  |free 32 MiB (a fresh page is one free slice)                    |
+ * </pre>
+ *
+ * <b>Terms.</b> A request of {@code s} bytes has effective size {@code e = roundUp(s, 64)}; the
+ * slice that serves it covers exactly {@code e} bytes.
+ *
+ * <p><b>Invariants</b> (checked by {@link #checkInvariants()}, the cheap ones by {@code assert}):
+ * <ol>
+ *   <li>The slices of a page tile it exactly: offsets start at 0, each slice starts where the last
+ *       ended, the lengths add up to the page size, every offset and length is a multiple of 64.</li>
+ *   <li>No two neighbouring slices are free (they merge on release).</li>
+ *   <li>Every free slice, and nothing else, is in {@link #free}.</li>
+ *   <li>{@code page.used} counts its used slices; a page with none is a single free slice.</li>
+ *   <li>Free memory is zero, except under poisoning (then allocation zeroes).</li>
+ * </ol>
+ *
+ * <p><b>Reserve</b> {@code s}: (1) first fit in (page index, offset) order: the first free slice
+ * of length at least {@code e}; (2) if none: a capped pool at its cap refuses (the router spills);
+ * otherwise take a new page at the lowest free page index; (3) if the slice is longer than
+ * {@code e}, split: the front {@code e} bytes become the used slice, the rest stays free in place.
+ *
+ * <p><b>Free</b>: the slice merges with a free neighbour on either side, or becomes a free slice
+ * of its own. Empty pages stay until {@link #releaseEmptyPages()} (an explicit cleanup).
+ *
+ * <p><b>Accepts</b> {@code s <= min(maxSlice, pageSize)}; an uncapped pool also takes a size that
+ * would leave less than a fifth of a page unused.
+ */
+final class SlicingPool extends Pool {
+
+    /** One page: its memory and the head of its slice list. */
+    static final class Page {
+        final int index;
+        final NativeAccess.Block block;
+        Slice head;
+        int used;
+
+        Page(int index, NativeAccess.Block block) {
+            this.index = index;
+            this.block = block;
+        }
+    }
+
+    private final PoolSpec.Sliced spec;
+    private final int pageSize;
+    private final int maxSlice;
+    private final boolean capped;
+    private final FreeSliceTree free = new FreeSliceTree();
+    private Page[] pages = new Page[4];
+    private int pageCount;
+
+    SlicingPool(PoolAllocator owner, int index, PoolSpec.Sliced spec) {
+        super(owner, index);
+        this.spec = spec;
+        this.pageSize = Math.toIntExact(spec.pageSize());
+        this.maxSlice = Math.toIntExact(spec.maxSlice());
+        this.capped = spec.capped();
+    }
+
+    @Override
+    PoolSpec spec() {
+        return spec;
+    }
+
+    @Override
+    boolean accepts(int size) {
+        if (size <= maxSlice) {
+            return true;
+        }
+        return !capped && size <= pageSize && (long) (pageSize - size) * 5 < pageSize;
+    }
+
+    @Override
+    Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
+        int length = Sizes.effective(size);
+        lock.lock();
+        try {
+            if (retired) {
+                return null;
+            }
+            Slice slice = free.firstFit(length);
+            if (slice == null) {
+                if (capped && pageCount >= spec.pagesCap()) {
+                    return null;
+                }
+                Page page = newPage();
+                if (page == null) {
+                    return null;
+                }
+                slice = page.head;
+            }
+            Slice used = take(slice, length);
+            used.page.used++;
+            served(size);
+            Anchor anchor = new Anchor(this, used, used.page.block.address + used.offset, size, site, queue);
+            used.lease = anchor.lease;
+            return anchor;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Cuts {@code length} bytes from the front of a free slice and returns them as a used slice. */
+    private Slice take(Slice slice, int length) {
+        assert slice.free && slice.length >= length && length % Sizes.ALIGNMENT == 0;
+        if (slice.length == length) {
+            free.remove(slice);
+            slice.free = false;
+            return slice;
+        }
+        Slice used = new Slice(slice.page, slice.offset, length);
+        Slice before = slice.prev;
+        used.prev = before;
+        used.next = slice;
+        slice.prev = used;
+        if (before == null) {
+            slice.page.head = used;
+        } else {
+            before.next = used;
+        }
+        slice.offset += length;
+        slice.length -= length;
+        free.changed(slice);
+        return used;
+    }
+
+    private Page newPage() {
+        NativeAccess.Block block = NativeAccess.allocateBlock(pageSize);
+        if (block == null) {
+            return null;
+        }
+        int index = 0;
+        while (index < pages.length && pages[index] != null) {
+            index++;
+        }
+        if (index == pages.length) {
+            pages = Arrays.copyOf(pages, pages.length * 2);
+        }
+        Page page = new Page(index, block);
+        Slice whole = new Slice(page, 0, pageSize);
+        whole.free = true;
+        page.head = whole;
+        pages[index] = page;
+        pageCount++;
+        notePages(pageCount);
+        free.insert(whole);
+        return page;
+    }
+
+    @Override
+    void free(Lease lease) {
+        Slice slice = (Slice) lease.slot;
+        lock.lock();
+        try {
+            assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
+            slice.lease = null;
+            slice.free = true;
+            slice.page.used--;
+            returned(lease.size);
+            Slice before = slice.prev;
+            Slice after = slice.next;
+            boolean mergeBefore = before != null && before.free;
+            boolean mergeAfter = after != null && after.free;
+            if (mergeBefore && mergeAfter) {
+                free.remove(after);
+                before.length += slice.length + after.length;
+                unlink(slice);
+                unlink(after);
+                free.changed(before);
+            } else if (mergeBefore) {
+                before.length += slice.length;
+                unlink(slice);
+                free.changed(before);
+            } else if (mergeAfter) {
+                after.offset = slice.offset;
+                after.length += slice.length;
+                unlink(slice);
+                free.changed(after);
+            } else {
+                free.insert(slice);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void unlink(Slice s) {
+        if (s.prev == null) {
+            s.page.head = s.next;
+        } else {
+            s.prev.next = s.next;
+        }
+        if (s.next != null) {
+            s.next.prev = s.prev;
+        }
+        s.prev = null;
+        s.next = null;
+    }
+
+    @Override
+    int releaseEmptyPages() {
+        int released = 0;
+        for (int i = 0; i < pages.length; i++) {
+            Page page = pages[i];
+            if (page != null && page.used == 0) {
+                assert page.head.free && page.head.length == pageSize && page.head.next == null;
+                free.remove(page.head);
+                NativeAccess.free(page.block);
+                pages[i] = null;
+                pageCount--;
+                released++;
+            }
+        }
+        return released;
+    }
+
+    @Override
+    long pages() {
+        return pageCount;
+    }
+
+    @Override
+    long bytesReserved() {
+        return (long) pageCount * pageSize;
+    }
+
+    /** The page index and offset of the used slice at {@code address}, for tests; null if none. */
+    long[] locate(long address) {
+        lock.lock();
+        try {
+            for (Page page : pages) {
+                if (page != null && address >= page.block.address && address < page.block.address + pageSize) {
+                    return new long[] {page.index, address - page.block.address};
+                }
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    void checkInvariants() {
+        int freeSlices = 0;
+        int held = 0;
+        for (int i = 0; i < pages.length; i++) {
+            Page page = pages[i];
+            if (page == null) {
+                continue;
+            }
+            held++;
+            if (page.index != i) {
+                throw new AssertionError("page " + i + " thinks it is " + page.index);
+            }
+            int expected = 0;
+            int used = 0;
+            Slice prev = null;
+            for (Slice s = page.head; s != null; s = s.next) {
+                if (s.prev != prev) {
+                    throw new AssertionError("broken back link at " + s);
+                }
+                if (s.offset != expected || s.length <= 0 || s.length % Sizes.ALIGNMENT != 0) {
+                    throw new AssertionError("slices do not tile page " + i + " at " + s + " (expected offset " + expected + ")");
+                }
+                if (s.free) {
+                    freeSlices++;
+                    if (prev != null && prev.free) {
+                        throw new AssertionError("neighbouring free slices not merged: " + prev + ", " + s);
+                    }
+                    if (s.lease != null) {
+                        throw new AssertionError("free slice holds a lease: " + s);
+                    }
+                } else {
+                    used++;
+                    if (s.lease == null || !s.lease.isLive() || s.lease.slot != s) {
+                        throw new AssertionError("used slice without its live lease: " + s);
+                    }
+                    if (Sizes.effective(s.lease.size) != s.length) {
+                        throw new AssertionError("used slice longer than its effective size: " + s);
+                    }
+                }
+                expected += s.length;
+                prev = s;
+            }
+            if (expected != pageSize) {
+                throw new AssertionError("slices of page " + i + " cover " + expected + " of " + pageSize + " bytes");
+            }
+            if (used != page.used) {
+                throw new AssertionError("page " + i + " counts " + page.used + " used slices, has " + used);
+            }
+        }
+        if (held != pageCount) {
+            throw new AssertionError("pool counts " + pageCount + " pages, holds " + held);
+        }
+        if (free.check() != freeSlices) {
+            throw new AssertionError("free tree and pages disagree: " + free.size() + " vs " + freeSlices);
+        }
+    }
+}

@@ -36,20 +36,15 @@ public final class Sizes {
 
     /** Human form with a binary unit, exact where it can be: {@code 1 MiB}, {@code 1.5 KiB}, {@code 100 B}. */
     public static String human(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
         if (bytes < 1024) {
             return bytes + " B";
         }
-        int unit = 0;
-        double value = bytes;
-        while (value >= 1024 && unit < units.length - 1) {
-            value /= 1024;
-            unit++;
+        int unit = (63 - Long.numberOfLeadingZeros(bytes)) / 10;
+        long unitBytes = 1L << (10 * unit);
+        if (bytes % unitBytes == 0) {
+            return bytes / unitBytes + " " + units[unit];
         }
-        long whole = (long) value;
-        if (whole == value) {
-            return whole + " " + units[unit];
-        }
-        return String.format(java.util.Locale.ROOT, "%.1f %s", value, units[unit]);
+        return String.format(java.util.Locale.ROOT, "%.1f %s", (double) bytes / unitBytes, units[unit]);
     }
 }

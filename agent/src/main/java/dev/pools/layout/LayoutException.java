@@ -11,18 +11,39 @@ public final class LayoutException extends Exception {
 
     private final String source;
     private final int line;
+    private final String path;
     private final String rule;
 
     public LayoutException(String source, int line, String rule) {
+        this(source, line, null, rule);
+    }
+
+    private LayoutException(String source, int line, String path, String rule) {
         super(format(source, line, rule));
         this.source = source;
         this.line = line;
+        this.path = path;
         this.rule = rule;
     }
 
     /** A rule broken by a layout that did not come from a file (the API). */
     public LayoutException(String rule) {
-        this(null, 0, rule);
+        this(null, 0, null, rule);
+    }
+
+    /** A rule broken at a key path such as {@code pools[1].max_slice}; the rule's text starts with the path. */
+    static LayoutException at(String path, String rule) {
+        return new LayoutException(null, 0, path, rule);
+    }
+
+    /** The same rule, placed in a file. */
+    LayoutException in(String source, int line) {
+        return new LayoutException(source, line, path, rule);
+    }
+
+    /** The key path the rule is about, or null. */
+    public String path() {
+        return path;
     }
 
     private static String format(String source, int line, String rule) {

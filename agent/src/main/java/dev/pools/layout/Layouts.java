@@ -63,7 +63,7 @@ public final class Layouts {
         }
         long p = given.getAsLong();
         if (p < MIN_MAX_PAGE_SIZE || p > Sizes.MAX_PAGE) {
-            throw new LayoutException("max_page_size (" + describe(p) + ") is outside " + Sizes.human(MIN_MAX_PAGE_SIZE)
+            throw LayoutException.at("max_page_size", "max_page_size (" + describe(p) + ") is outside " + Sizes.human(MIN_MAX_PAGE_SIZE)
                     + ".." + describe(Sizes.MAX_PAGE) + " (a direct buffer holds at most 2 GiB)");
         }
         return Sizes.roundUp(p);
@@ -71,10 +71,10 @@ public final class Layouts {
 
     private static List<PoolSpec> sliced(List<SlicedPool> pools) throws LayoutException {
         if (pools.isEmpty()) {
-            throw new LayoutException("pools is empty (a sliced layout needs at least one pool)");
+            throw LayoutException.at("pools", "pools is empty (a sliced layout needs at least one pool)");
         }
         if (pools.size() > MAX_POOLS) {
-            throw new LayoutException("pools has " + pools.size() + " pools (at most " + MAX_POOLS + ")");
+            throw LayoutException.at("pools", "pools has " + pools.size() + " pools (at most " + MAX_POOLS + ")");
         }
         List<PoolSpec> out = new ArrayList<>();
         for (int i = 0; i < pools.size(); i++) {
@@ -90,7 +90,7 @@ public final class Layouts {
         if (p.maxSlice().isPresent()) {
             maxSlice = size(at + "max_slice", p.maxSlice().getAsLong());
             if (maxSlice > pageSize) {
-                throw new LayoutException(at + "max_slice (" + describe(p.maxSlice().getAsLong())
+                throw LayoutException.at(at + "max_slice", at + "max_slice (" + describe(p.maxSlice().getAsLong())
                         + ") is larger than its page_size (" + describe(pageSize) + ")");
             }
         }
@@ -98,7 +98,7 @@ public final class Layouts {
         if (p.pages().isPresent()) {
             cap = p.pages().getAsLong();
             if (cap < 1 || cap > MAX_PAGES) {
-                throw new LayoutException(at + "pages (" + cap + ") is outside 1..=" + MAX_PAGES);
+                throw LayoutException.at(at + "pages", at + "pages (" + cap + ") is outside 1..=" + MAX_PAGES);
             }
         }
         return new PoolSpec.Sliced(pageSize, maxSlice, cap);
@@ -106,13 +106,13 @@ public final class Layouts {
 
     private static long size(String key, long bytes) throws LayoutException {
         if (bytes == 0) {
-            throw new LayoutException(key + " is 0 (a size must be at least 1 byte)");
+            throw LayoutException.at(key, key + " is 0 (a size must be at least 1 byte)");
         }
         if (bytes < 0) {
-            throw new LayoutException(key + " (" + bytes + ") is negative");
+            throw LayoutException.at(key, key + " (" + bytes + ") is negative");
         }
         if (bytes > Sizes.MAX_PAGE) {
-            throw new LayoutException(key + " (" + describe(bytes) + ") is larger than " + describe(Sizes.MAX_PAGE)
+            throw LayoutException.at(key, key + " (" + describe(bytes) + ") is larger than " + describe(Sizes.MAX_PAGE)
                     + " (a direct buffer holds at most 2 GiB)");
         }
         return Sizes.roundUp(bytes);

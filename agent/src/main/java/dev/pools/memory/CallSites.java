@@ -57,6 +57,11 @@ public final class CallSites {
         return id >= 0 && id < s.length ? s[id] : s[UNATTRIBUTED];
     }
 
+    /** The name of a call site: {@code class#method}. */
+    public String name(int id) {
+        return site(id).name;
+    }
+
     void served(int id, int size) {
         Site s = site(id);
         s.count.incrementAndGet();

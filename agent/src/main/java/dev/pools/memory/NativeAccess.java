@@ -138,6 +138,19 @@ final class NativeAccess {
         }
     }
 
+    /**
+     * The JDK's direct memory limit ({@code -XX:MaxDirectMemorySize}, or the heap's maximum when
+     * unset), read from {@code jdk.internal.misc.VM} when in reach.
+     */
+    static long maxDirectMemory() {
+        try {
+            Class<?> vm = Class.forName("jdk.internal.misc.VM");
+            return (long) MethodHandles.lookup().findStatic(vm, "maxDirectMemory", MethodType.methodType(long.class)).invoke();
+        } catch (Throwable t) {
+            return Runtime.getRuntime().maxMemory();
+        }
+    }
+
     /** The JDK's message the last time it refused a page, or null. */
     static String lastRefusal() {
         return lastRefusal;

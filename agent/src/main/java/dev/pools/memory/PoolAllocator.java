@@ -78,6 +78,11 @@ public final class PoolAllocator {
         return NativeAccess.failure();
     }
 
+    /** The JDK's direct memory limit: {@code -XX:MaxDirectMemorySize}, or the heap's maximum when unset. */
+    public static long maxDirectMemory() {
+        return NativeAccess.maxDirectMemory();
+    }
+
     public CallSites sites() {
         return sites;
     }
@@ -273,9 +278,14 @@ public final class PoolAllocator {
         shutdown = true;
     }
 
-    /** Releases queued buffers, then gives every empty page back to the JDK. Returns pages released. */
+    /**
+     * Releases the buffers the collector has found unreachable (waiting for its pending references
+     * to be queued), then gives every empty page back to the JDK. Returns pages released.
+     */
     public int cleanup() {
+        NativeAccess.awaitReferenceProcessing();
         drainQueue();
+        awaitReleasesInFlight();
         int released = 0;
         for (Pool pool : current.pools) {
             released += pool.cleanup();

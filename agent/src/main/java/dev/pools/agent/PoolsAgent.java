@@ -1,0 +1,124 @@
+package dev.pools.agent;
+
+import dev.pools.hosts.CloseHooks;
+import dev.pools.hosts.HostTransformer;
+import dev.pools.layout.LayoutException;
+import dev.pools.layout.LayoutFile;
+import dev.pools.layout.Layouts;
+import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.PoolAllocator;
+import dev.pools.recording.MemoryPoolsMBean;
+import dev.pools.recording.Recorder;
+import java.lang.instrument.Instrumentation;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code -javaagent:pools.jar[=layout.yaml]}: reads the layout, opens the JDK internals the pools
+ * need, builds the pools, instruments the host frameworks, and starts the recording off the main
+ * thread. Start-up does only what {@code main} needs before it runs; the recording and the MBean
+ * come up in the background.
+ *
+ * <p>A layout file that cannot be honoured stops the JVM before {@code main} with one line and exit
+ * status 2. Any other failure is said once, and the host runs on its own allocation path.
+ */
+public final class PoolsAgent {
+
+    /** Exit status for a user's mistake in the layout file. */
+    public static final int BAD_INPUT = 2;
+
+    private PoolsAgent() {
+    }
+
+    public static void premain(String args, Instrumentation inst) {
+        start(args, inst, false);
+    }
+
+    public static void agentmain(String args, Instrumentation inst) {
+        start(args, inst, true);
+    }
+
+    private static void start(String args, Instrumentation inst, boolean late) {
+        if (PoolsRuntime.current() != null) {
+            AgentLog.info("already attached to this JVM; the second attach is ignored");
+            return;
+        }
+        PoolsConfig config;
+        PoolsRuntime runtime;
+        try {
+            ModuleAccess.open(inst);
+            Throwable missing = PoolAllocator.unavailableBecause();
+            if (missing != null) {
+                AgentLog.info("the JDK internals the pools need are out of reach; the pools stay off: " + missing);
+                return;
+            }
+            long defaultMaxPageSize = Layouts.defaultMaxPageSize(PoolAllocator.maxDirectMemory());
+            config = args == null || args.isBlank() ? PoolsConfig.defaults()
+                    : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
+            runtime = new PoolsRuntime(config, defaultMaxPageSize);
+        } catch (LayoutException e) {
+            refuse(e.getMessage(), late);
+            return;
+        } catch (Throwable t) {
+            AgentLog.info("could not start; the host runs on its own allocations: " + t);
+            return;
+        }
+        try {
+            PoolsRuntime.setCurrent(runtime);
+            CloseHooks hooks = config.release() == PoolsConfig.Release.CLOSE ? new CloseHooks() : null;
+            HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), hooks);
+            inst.addTransformer(transformer, true);
+            if (late) {
+                retransformLoaded(inst, transformer, hooks);
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(runtime.allocator()::shutdown, "pools-shutdown"));
+            Thread background = new Thread(() -> startInBackground(runtime), "pools-start");
+            background.setDaemon(true);
+            background.start();
+        } catch (Throwable t) {
+            AgentLog.info("could not start the instrumentation; the host runs on its own allocations: " + t);
+        }
+    }
+
+    private static void refuse(String message, boolean late) {
+        System.err.println("pools: " + message);
+        if (late) {
+            throw new IllegalArgumentException("pools: " + message);
+        }
+        System.err.flush();
+        System.exit(BAD_INPUT);
+    }
+
+    private static void startInBackground(PoolsRuntime runtime) {
+        try {
+            Recorder.start(runtime);
+        } catch (Throwable t) {
+            AgentLog.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
+        }
+        try {
+            MemoryPoolsMBean.register(runtime);
+        } catch (Throwable t) {
+            AgentLog.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);
+        }
+    }
+
+    /** Late attach: classes already loaded are instrumented now; allocations made from here on are routed. */
+    private static void retransformLoaded(Instrumentation inst, HostTransformer transformer, CloseHooks hooks) {
+        List<Class<?>> targets = new ArrayList<>();
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (transformer.intercepts(c.getName()) && inst.isModifiableClass(c)) {
+                targets.add(c);
+            }
+        }
+        for (Class<?> c : targets) {
+            try {
+                inst.retransformClasses(c);
+            } catch (Throwable t) {
+                AgentLog.once("retransform:" + c.getName(), "cannot instrument the loaded class " + c.getName() + ": " + t);
+            }
+        }
+        AgentLog.info("attached late: " + targets.size() + " loaded classes re-instrumented"
+                + (hooks == null ? "" : ", release at close on"));
+    }
+}

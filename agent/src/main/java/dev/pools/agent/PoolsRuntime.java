@@ -1,0 +1,149 @@
+package dev.pools.agent;
+
+import dev.pools.api.InstallMemoryPoolsException;
+import dev.pools.api.MemoryPoolLayout;
+import dev.pools.layout.LayoutException;
+import dev.pools.layout.LayoutPrinter;
+import dev.pools.layout.Layouts;
+import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.AllocationListener;
+import dev.pools.memory.CallSites;
+import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.PoolSpec;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The agent's state in a running JVM, and the static entry points that instrumented host code
+ * calls. Instrumented code calls only {@link #allocateDirect} and {@link #releaseClosed}; both
+ * never throw anything the host would not get from the JDK itself.
+ */
+public final class PoolsRuntime {
+
+    /** Where the installed layout came from, as the recording names it. */
+    public enum Source { FILE, API, JMX }
+
+    /** The normalised text of an installed layout, and where it came from. */
+    public record InstalledLayout(String kind, String yaml, Source source) {
+    }
+
+    /** Told about every install, including the first. */
+    public interface InstallListener {
+        void installed(InstalledLayout layout);
+    }
+
+    private static volatile PoolsRuntime current;
+
+    private final PoolsConfig config;
+    private final PoolAllocator allocator;
+    private final long defaultMaxPageSize;
+    private final List<InstallListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile InstalledLayout installed;
+    private volatile AllocationListener refusals = AllocationListener.NONE;
+
+    PoolsRuntime(PoolsConfig config, long defaultMaxPageSize) throws LayoutException {
+        this.config = config;
+        this.defaultMaxPageSize = defaultMaxPageSize;
+        List<PoolSpec> specs = Layouts.compile(config.layout(), defaultMaxPageSize);
+        PoolAllocator.Options options = new PoolAllocator.Options(config.poisonOnFree(),
+                config.onExhausted() == PoolsConfig.OnExhausted.FAIL);
+        AllocationListener forward = (size, site, reason, fellBack) -> refusals.refused(size, site, reason, fellBack);
+        this.allocator = new PoolAllocator(specs, options, forward, new CallSites());
+        this.installed = new InstalledLayout(PoolsConfig.kindOf(config.layout()), LayoutPrinter.print(config, defaultMaxPageSize),
+                Source.FILE);
+    }
+
+    /** The running agent's state; null when no agent is attached to this JVM. */
+    public static PoolsRuntime current() {
+        return current;
+    }
+
+    static void setCurrent(PoolsRuntime runtime) {
+        current = runtime;
+    }
+
+    /**
+     * Stands in for {@code ByteBuffer.allocateDirect(capacity)} at an instrumented call site.
+     * Serves from the pools; on any internal failure says so once and serves from the JDK.
+     */
+    public static ByteBuffer allocateDirect(int capacity, int site) {
+        PoolsRuntime r = current;
+        if (r == null || capacity < 0) {
+            return ByteBuffer.allocateDirect(capacity);
+        }
+        try {
+            return r.allocator.allocate(capacity, site);
+        } catch (OutOfMemoryError e) {
+            throw e; // on_exhausted: fail, or the JDK itself refusing the fallback: what the host asked for
+        } catch (Throwable t) {
+            AgentLog.once("allocate", "an allocation failed inside the pools; serving from the JDK instead: " + t);
+            return ByteBuffer.allocateDirect(capacity);
+        }
+    }
+
+    /** Called when a host object that owned {@code buffer} is closed ({@code release: close}). */
+    public static void releaseClosed(Object buffer) {
+        PoolsRuntime r = current;
+        if (r == null || !(buffer instanceof Buffer b)) {
+            return;
+        }
+        try {
+            r.allocator.release(b);
+        } catch (Throwable t) {
+            AgentLog.once("release", "releasing a closed tensor's buffer failed; the collector will release it: " + t);
+        }
+    }
+
+    public PoolsConfig config() {
+        return config;
+    }
+
+    public PoolAllocator allocator() {
+        return allocator;
+    }
+
+    public CallSites sites() {
+        return allocator.sites();
+    }
+
+    public long defaultMaxPageSize() {
+        return defaultMaxPageSize;
+    }
+
+    public InstalledLayout installed() {
+        return installed;
+    }
+
+    public void setRefusalListener(AllocationListener listener) {
+        refusals = listener;
+    }
+
+    /** Adds a listener and tells it the layout installed now. */
+    public void addInstallListener(InstallListener listener) {
+        listeners.add(listener);
+        listener.installed(installed);
+    }
+
+    /** Installs a layout; on success records it. The previous layout stays on any refusal. */
+    public synchronized void install(MemoryPoolLayout layout, Source source) throws InstallMemoryPoolsException {
+        List<PoolSpec> specs;
+        try {
+            specs = Layouts.compile(layout, defaultMaxPageSize);
+        } catch (LayoutException e) {
+            throw InstallMemoryPoolsException.invalidLayout(e.getMessage());
+        }
+        allocator.install(specs);
+        PoolsConfig now = new PoolsConfig(config.source(), layout, config.intercept(), config.release(), config.onExhausted(),
+                config.poisonOnFree(), config.reportFile(), config.reportPeriod());
+        installed = new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
+        for (InstallListener l : listeners) {
+            try {
+                l.installed(installed);
+            } catch (RuntimeException e) {
+                AgentLog.once("install-listener", "recording an install failed: " + e);
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package dev.pools.cli;
+
+/** The CLI's exit statuses (CONTRACT.md §5). */
+final class ExitStatus {
+    static final int DONE = 0;
+    static final int INTERNAL = 1;
+    static final int BAD_INPUT = 2;
+
+    private ExitStatus() {
+    }
+}

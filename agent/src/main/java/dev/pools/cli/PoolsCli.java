@@ -1,0 +1,53 @@
+package dev.pools.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code java -jar pools.jar VERB ...}: reads recordings and layout files offline. One class per verb.
+ */
+@Command(name = "pools.jar", mixinStandardHelpOptions = true, versionProvider = PoolsCli.Version.class,
+        description = "Reads pools recordings and layout files.%n"
+                + "Run the agent with: java -javaagent:pools.jar=layout.yaml -jar app.jar",
+        subcommands = {CheckCommand.class,
+                CommandLine.HelpCommand.class},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:done", "1:an internal error", "2:bad input: an unreadable or foreign file, an invalid layout"})
+public final class PoolsCli implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs a verb and returns its exit status. */
+    public static int run(String... args) {
+        CommandLine cli = new CommandLine(new PoolsCli());
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof BadInput bad) {
+                commandLine.getErr().println("pools: " + bad.getMessage());
+                return ExitStatus.BAD_INPUT;
+            }
+            commandLine.getErr().println("pools: internal error: " + e);
+            e.printStackTrace(commandLine.getErr());
+            return ExitStatus.INTERNAL;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The version in the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = PoolsCli.class.getPackage().getImplementationVersion();
+            return new String[] {"pools " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

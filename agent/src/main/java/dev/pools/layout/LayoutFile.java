@@ -1,0 +1,370 @@
+package dev.pools.layout;
+
+import dev.pools.api.MemoryPoolLayout;
+import dev.pools.api.SlicedPool;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.CharacterCodingException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+
+/**
+ * Reads a layout file (CONTRACT.md §2) into a {@link PoolsConfig}, or refuses it with one line that
+ * names the file, the line and the rule broken. Nothing is applied from a file that is refused.
+ *
+ * <p>The YAML is composed into nodes (not bound to objects) so that every key keeps its line, and
+ * every key is checked: unknown keys and duplicates are errors, with a "did you mean" where one
+ * known key is close.
+ */
+public final class LayoutFile {
+
+    static final List<String> TOP_KEYS = List.of("layout", "pools", "max_page_size", "intercept", "release",
+            "on_exhausted", "poison_on_free", "report");
+    static final List<String> LAYOUT_KEYS = List.of("layout", "pools", "max_page_size");
+    static final List<String> POOL_KEYS = List.of("page_size", "max_slice", "pages");
+    static final List<String> INTERCEPT_KEYS = List.of("packages");
+    static final List<String> REPORT_KEYS = List.of("file", "period");
+    static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "sub-slices", "exclusive-pages");
+
+    private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
+    private static final Pattern REPORT_FILE = Pattern.compile("([^%]|%[pt%])*");
+
+    private final String source;
+    private final long defaultMaxPageSize;
+    private final Map<String, Integer> lines = new HashMap<>();
+
+    private LayoutFile(String source, long defaultMaxPageSize) {
+        this.source = source;
+        this.defaultMaxPageSize = defaultMaxPageSize;
+    }
+
+    /** Reads and validates a layout file; {@code path} is named in messages as given. */
+    public static PoolsConfig read(Path path, long defaultMaxPageSize) throws LayoutException {
+        String source = path.toString();
+        String text;
+        try {
+            text = Files.readString(path);
+        } catch (NoSuchFileException e) {
+            throw new LayoutException(source, 0, "no such file");
+        } catch (CharacterCodingException e) {
+            throw new LayoutException(source, 0, "not UTF-8 text");
+        } catch (IOException e) {
+            throw new LayoutException(source, 0, "cannot read the file (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+        }
+        return parse(source, text, defaultMaxPageSize);
+    }
+
+    /** Parses and validates the text of a whole layout file. */
+    public static PoolsConfig parse(String source, String text, long defaultMaxPageSize) throws LayoutException {
+        LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
+        return f.config(f.compose(text), TOP_KEYS);
+    }
+
+    /**
+     * Parses the layout part of a file ({@code layout}, {@code pools}, {@code max_page_size}), as a
+     * running JVM can install it; the other keys are set at start-up and refused here.
+     */
+    public static MemoryPoolLayout parseLayout(String source, String text, long defaultMaxPageSize) throws LayoutException {
+        LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
+        return f.config(f.compose(text), LAYOUT_KEYS).layout();
+    }
+
+    private Node compose(String text) throws LayoutException {
+        if (text.isBlank()) {
+            throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
+        }
+        LoadSettings settings = LoadSettings.builder().setLabel(source).setMaxAliasesForCollections(10)
+                .setCodePointLimit(1 << 20).build();
+        Optional<Node> root;
+        try {
+            root = new Compose(settings).composeString(text);
+        } catch (MarkedYamlEngineException e) {
+            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
+            String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
+            throw new LayoutException(source, line, "YAML syntax: " + oneLine(problem));
+        } catch (YamlEngineException e) {
+            throw new LayoutException(source, 0, "YAML syntax: " + oneLine(e.getMessage()));
+        }
+        if (root.isEmpty() || isNull(root.get())) {
+            throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
+        }
+        return root.get();
+    }
+
+    private static String oneLine(String s) {
+        return s.replace("\t", "\\t").replaceAll("\\s*\\n\\s*", " ").trim();
+    }
+
+    private PoolsConfig config(Node root, List<String> allowed) throws LayoutException {
+        Map<String, Node> top = mapping(root, "", "the top level", allowed);
+        for (String key : top.keySet()) {
+            if (!allowed.contains(key)) {
+                throw error(top.get(key), key + " is set at start-up only (install takes " + String.join(", ", allowed) + ")");
+            }
+        }
+        String kind = top.containsKey("layout") ? choice(top.get("layout"), "layout", LAYOUT_KINDS) : "sub-slices";
+        MemoryPoolLayout layout = layout(kind, top);
+        try {
+            Layouts.compile(layout, defaultMaxPageSize);
+        } catch (LayoutException e) {
+            Integer line = e.path() == null ? null : lines.get(e.path());
+            throw e.in(source, line == null ? 0 : line);
+        }
+        PoolsConfig d = PoolsConfig.defaults();
+        List<String> intercept = d.intercept();
+        if (top.containsKey("intercept")) {
+            Map<String, Node> m = mapping(top.get("intercept"), "intercept.", "intercept", INTERCEPT_KEYS);
+            if (m.containsKey("packages")) {
+                intercept = packages(m.get("packages"));
+            }
+        }
+        PoolsConfig.Release release = top.containsKey("release")
+                ? PoolsConfig.Release.valueOf(choice(top.get("release"), "release", List.of("gc", "close")).toUpperCase(Locale.ROOT))
+                : d.release();
+        PoolsConfig.OnExhausted onExhausted = top.containsKey("on_exhausted")
+                ? PoolsConfig.OnExhausted.valueOf(choice(top.get("on_exhausted"), "on_exhausted", List.of("fallback", "fail"))
+                        .toUpperCase(Locale.ROOT))
+                : d.onExhausted();
+        boolean poison = top.containsKey("poison_on_free") ? bool(top.get("poison_on_free"), "poison_on_free") : d.poisonOnFree();
+        String file = d.reportFile();
+        Duration period = d.reportPeriod();
+        if (top.containsKey("report")) {
+            Map<String, Node> m = mapping(top.get("report"), "report.", "report", REPORT_KEYS);
+            if (m.containsKey("file")) {
+                file = reportFile(m.get("file"));
+            }
+            if (m.containsKey("period")) {
+                period = duration(m.get("period"), "report.period");
+            }
+        }
+        return new PoolsConfig(source, layout, intercept, release, onExhausted, poison, file, period);
+    }
+
+    private MemoryPoolLayout layout(String kind, Map<String, Node> top) throws LayoutException {
+        boolean sliced = kind.equals("sliced");
+        boolean preset = kind.equals("sub-slices") || kind.equals("exclusive-pages");
+        if (top.containsKey("pools") && !sliced) {
+            throw error(top.get("pools"), "pools is only for layout: sliced (this layout is " + kind + ")");
+        }
+        if (top.containsKey("max_page_size") && !preset) {
+            throw error(top.get("max_page_size"), "max_page_size is only for the presets sub-slices and exclusive-pages"
+                    + " (this layout is " + kind + ")");
+        }
+        OptionalLong maxPageSize = top.containsKey("max_page_size")
+                ? OptionalLong.of(size(top.get("max_page_size"), "max_page_size")) : OptionalLong.empty();
+        switch (kind) {
+            case "sliced":
+                if (!top.containsKey("pools")) {
+                    throw error(top.get("layout"), "pools is missing (layout: sliced needs a list of pools)");
+                }
+                return new MemoryPoolLayout.Sliced(pools(top.get("pools")));
+            case "direct":
+                return new MemoryPoolLayout.Direct();
+            case "sub-slices":
+                return new MemoryPoolLayout.SubSlices(maxPageSize);
+            default:
+                return new MemoryPoolLayout.ExclusivePages(maxPageSize);
+        }
+    }
+
+    private List<SlicedPool> pools(Node node) throws LayoutException {
+        if (!(node instanceof SequenceNode seq)) {
+            throw error(node, "pools is not a list (expected '- page_size: ...' items)");
+        }
+        List<SlicedPool> out = new ArrayList<>();
+        List<Node> items = seq.getValue();
+        for (int i = 0; i < items.size(); i++) {
+            String at = "pools[" + i + "]";
+            Map<String, Node> m = mapping(items.get(i), at + ".", at, POOL_KEYS);
+            if (!m.containsKey("page_size")) {
+                throw error(items.get(i), at + ".page_size is missing (every pool needs a page size)");
+            }
+            long pageSize = size(m.get("page_size"), at + ".page_size");
+            OptionalLong maxSlice = optional(m.get("max_slice")) ? OptionalLong.of(size(m.get("max_slice"), at + ".max_slice"))
+                    : OptionalLong.empty();
+            OptionalLong pages = optional(m.get("pages")) ? OptionalLong.of(count(m.get("pages"), at + ".pages"))
+                    : OptionalLong.empty();
+            out.add(new SlicedPool(pageSize, pages, maxSlice));
+        }
+        return out;
+    }
+
+    /** Present and not null: an explicit {@code ~} means the same as leaving the key out. */
+    private static boolean optional(Node node) {
+        return node != null && !isNull(node);
+    }
+
+    private static boolean isNull(Node node) {
+        return node instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
+    }
+
+    /**
+     * The keys of a mapping, each checked against {@code known} (misspellings get a suggestion)
+     * and for duplicates, with their lines recorded under {@code prefix + key}.
+     */
+    private Map<String, Node> mapping(Node node, String prefix, String what, List<String> known) throws LayoutException {
+        if (!(node instanceof MappingNode map)) {
+            throw error(node, what + " is not a mapping (expected 'key: value' lines)");
+        }
+        Map<String, Node> out = new LinkedHashMap<>();
+        Map<String, Integer> seen = new HashMap<>();
+        for (NodeTuple t : map.getValue()) {
+            Node keyNode = t.getKeyNode();
+            if (!(keyNode instanceof ScalarNode k)) {
+                throw error(keyNode, "a key in " + what + " is not a plain name");
+            }
+            String key = k.getValue();
+            Integer first = seen.get(key);
+            if (first != null) {
+                throw error(keyNode, "duplicate key '" + prefix + key + "' (first at line " + first + ")");
+            }
+            if (!known.contains(key) && !(prefix.isEmpty() && TOP_KEYS.contains(key))) {
+                String near = DidYouMean.closest(key, known);
+                throw error(keyNode, "unknown key '" + prefix + key + "'" + (near == null ? "" : " (did you mean '" + near + "'?)")
+                        + "; expected one of " + String.join(", ", known));
+            }
+            seen.put(key, line(keyNode));
+            lines.put(prefix + key, line(keyNode));
+            out.put(key, t.getValueNode());
+        }
+        return out;
+    }
+
+    private ScalarNode scalar(Node node, String key, String expected) throws LayoutException {
+        if (!(node instanceof ScalarNode s) || isNull(node)) {
+            throw error(node, key + " has " + (isNull(node) ? "no value" : "a list or mapping") + " (expected " + expected + ")");
+        }
+        return s;
+    }
+
+    private long size(Node node, String key) throws LayoutException {
+        ScalarNode s = scalar(node, key, "a size such as 65536 or 64 KiB");
+        if (s.getTag().equals(Tag.INT)) {
+            BigInteger v;
+            try {
+                v = new BigInteger(s.getValue().replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw error(node, key + ": '" + s.getValue() + "' is not a size (write a plain decimal number of bytes or use a unit)");
+            }
+            if (v.signum() < 0) {
+                throw error(node, key + ": " + v + " is negative (expected a size of at least 1 byte)");
+            }
+            if (v.bitLength() > 62) {
+                throw error(node, key + ": " + v + " is too large (the largest size is 2 GiB)");
+            }
+            return v.longValueExact();
+        }
+        if (!s.getTag().equals(Tag.STR)) {
+            throw error(node, key + ": '" + s.getValue() + "' is not a size (expected bytes or a number with a unit: 64 KiB)");
+        }
+        try {
+            return Quantities.size(key, s.getValue());
+        } catch (IllegalArgumentException e) {
+            throw error(node, e.getMessage());
+        }
+    }
+
+    private long count(Node node, String key) throws LayoutException {
+        ScalarNode s = scalar(node, key, "a whole number of pages");
+        if (!s.getTag().equals(Tag.INT)) {
+            throw error(node, key + ": '" + s.getValue() + "' is not a whole number (expected a number of pages, 1..=65535)");
+        }
+        BigInteger v = new BigInteger(s.getValue().replace("_", ""));
+        if (v.bitLength() > 62) {
+            throw error(node, key + " (" + v + ") is outside 1..=" + Layouts.MAX_PAGES);
+        }
+        return v.longValueExact();
+    }
+
+    private boolean bool(Node node, String key) throws LayoutException {
+        ScalarNode s = scalar(node, key, "true or false");
+        if (!s.getTag().equals(Tag.BOOL)) {
+            throw error(node, key + ": '" + s.getValue() + "' is not true or false");
+        }
+        return Boolean.parseBoolean(s.getValue().toLowerCase(Locale.ROOT));
+    }
+
+    private String choice(Node node, String key, List<String> values) throws LayoutException {
+        ScalarNode s = scalar(node, key, String.join(" or ", values));
+        String v = s.getValue().trim();
+        for (String value : values) {
+            if (value.equalsIgnoreCase(v)) {
+                return value;
+            }
+        }
+        String near = DidYouMean.closest(v, values);
+        throw error(node, "unknown value '" + v + "' for " + key + (near == null ? "" : " (did you mean '" + near + "'?)")
+                + "; expected " + String.join(", ", values));
+    }
+
+    private Duration duration(Node node, String key) throws LayoutException {
+        ScalarNode s = scalar(node, key, "a duration such as 1 s");
+        try {
+            return Quantities.duration(key, s.getValue());
+        } catch (IllegalArgumentException e) {
+            throw error(node, e.getMessage());
+        }
+    }
+
+    private List<String> packages(Node node) throws LayoutException {
+        if (!(node instanceof SequenceNode seq)) {
+            throw error(node, "intercept.packages is not a list (expected e.g. [ai.djl, ai.onnxruntime])");
+        }
+        List<String> out = new ArrayList<>();
+        for (Node item : seq.getValue()) {
+            String p = scalar(item, "intercept.packages", "a package name").getValue().trim();
+            if (!PACKAGE.matcher(p).matches()) {
+                throw error(item, "intercept.packages: '" + p + "' is not a Java package name");
+            }
+            if (p.startsWith("java.") || p.startsWith("jdk.") || p.startsWith("sun.") || p.startsWith("dev.pools")) {
+                throw error(item, "intercept.packages: '" + p + "' cannot be intercepted (JDK and pools classes are left alone)");
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    private String reportFile(Node node) throws LayoutException {
+        String f = scalar(node, "report.file", "a file name, or none").getValue().trim();
+        if (f.isEmpty()) {
+            throw error(node, "report.file is empty (expected a file name such as pools-%p.jfr, or none)");
+        }
+        if (f.equals(PoolsConfig.NO_REPORT)) {
+            return null;
+        }
+        if (!REPORT_FILE.matcher(f).matches()) {
+            throw error(node, "report.file: '" + f + "' has an unknown placeholder (expected %p for the process id, %t for the start time)");
+        }
+        return f;
+    }
+
+    private LayoutException error(Node node, String rule) {
+        return new LayoutException(source, node == null ? 0 : line(node), rule);
+    }
+
+    private static int line(Node node) {
+        return node.getStartMark().map(Mark::getLine).map(l -> l + 1).orElse(0);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.pools.layout;
+
+import dev.pools.api.MemoryPoolLayout;
+import dev.pools.api.SlicedPool;
+import dev.pools.memory.PoolSpec;
+import dev.pools.memory.Sizes;
+import java.util.List;
+
+/**
+ * Writes a {@link PoolsConfig} as a normalised layout file: every default filled in, every size in
+ * human units with its bytes in a comment, and the pools a preset expands to. What it writes parses
+ * back, unchanged, into the same configuration.
+ */
+public final class LayoutPrinter {
+
+    private LayoutPrinter() {
+    }
+
+    /** The whole file. */
+    public static String print(PoolsConfig c, long defaultMaxPageSize) {
+        StringBuilder b = new StringBuilder();
+        layout(b, c.layout(), defaultMaxPageSize);
+        b.append("intercept:\n  packages: [").append(String.join(", ", c.intercept())).append("]\n");
+        b.append("release: ").append(c.release().label()).append('\n');
+        b.append("on_exhausted: ").append(c.onExhausted().label()).append('\n');
+        b.append("poison_on_free: ").append(c.poisonOnFree()).append('\n');
+        b.append("report:\n");
+        b.append("  file: ").append(c.reportFile() == null ? PoolsConfig.NO_REPORT : c.reportFile()).append('\n');
+        b.append("  period: ").append(Quantities.duration(c.reportPeriod())).append('\n');
+        return b.toString();
+    }
+
+    /** Just the layout keys, as {@code install} takes them. */
+    public static String printLayout(MemoryPoolLayout layout, long defaultMaxPageSize) {
+        StringBuilder b = new StringBuilder();
+        layout(b, layout, defaultMaxPageSize);
+        return b.toString();
+    }
+
+    private static void layout(StringBuilder b, MemoryPoolLayout layout, long defaultMaxPageSize) {
+        String kind = PoolsConfig.kindOf(layout);
+        b.append("layout: ").append(kind).append('\n');
+        if (layout instanceof MemoryPoolLayout.Sliced s) {
+            b.append("pools:\n");
+            for (SlicedPool p : s.pools()) {
+                long page = Sizes.roundUp(p.pageSize());
+                b.append("  - ").append(sizeLine("page_size", page));
+                b.append("    ").append(sizeLine("max_slice", Sizes.roundUp(p.maxSlice().orElse(page))));
+                if (p.pages().isPresent()) {
+                    b.append("    pages: ").append(p.pages().getAsLong()).append('\n');
+                } else {
+                    b.append("    # pages: no cap, the pool grows (measuring)\n");
+                }
+            }
+            return;
+        }
+        if (layout instanceof MemoryPoolLayout.Direct) {
+            return;
+        }
+        java.util.OptionalLong given = layout instanceof MemoryPoolLayout.SubSlices sub ? sub.maxPageSize()
+                : ((MemoryPoolLayout.ExclusivePages) layout).maxPageSize();
+        long p = given.isPresent() ? Sizes.roundUp(given.getAsLong()) : defaultMaxPageSize;
+        b.append(sizeLine("max_page_size", p));
+        if (given.isEmpty()) {
+            b.append("# max_page_size: the default, min(1 GiB, MaxDirectMemorySize / 4) on this JVM\n");
+        }
+        List<PoolSpec> pools = layout instanceof MemoryPoolLayout.SubSlices ? Layouts.subSlices(p) : Layouts.exclusivePages(p);
+        b.append("# ").append(kind).append(" expands to ").append(pools.size()).append(" pools:\n");
+        for (int i = 0; i < pools.size(); i++) {
+            b.append("#   ").append(i).append(": ").append(describe(pools.get(i))).append('\n');
+        }
+    }
+
+    /** One pool in words, as {@code check} and {@code report} show it. */
+    public static String describe(PoolSpec spec) {
+        if (spec instanceof PoolSpec.Sliced s) {
+            return "sliced, page_size " + Sizes.human(s.pageSize()) + ", max_slice " + Sizes.human(s.maxSlice())
+                    + (s.capped() ? ", pages " + s.pagesCap() : ", no cap");
+        }
+        if (spec instanceof PoolSpec.Exclusive e) {
+            return "exclusive, max_alloc " + Sizes.human(e.maxAlloc()) + ", dealloc_period " + e.deallocPeriod();
+        }
+        return "direct";
+    }
+
+    private static String sizeLine(String key, long bytes) {
+        String human = Layouts.describe(bytes);
+        String line = key + ": " + human;
+        if (!human.endsWith(" B")) {
+            line = String.format("%-24s # %d B", line, bytes);
+        }
+        return line + "\n";
+    }
+}

@@ -1,0 +1,76 @@
+package dev.pools.layout;
+
+import dev.pools.api.MemoryPoolLayout;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Everything a layout file says, parsed once, with every default filled in (CONTRACT.md §2).
+ *
+ * @param source       where it came from: a file name, or {@code (default)}
+ * @param layout       the pools
+ * @param intercept    packages whose direct-buffer allocations are routed to the pools
+ * @param release      when a slice goes back
+ * @param onExhausted  what happens to a request no pool can serve
+ * @param poisonOnFree fill released slices with a pattern
+ * @param reportFile   the recording's file name pattern ({@code %p}, {@code %t}); null: no recording
+ * @param reportPeriod timeline resolution; zero: only at the end
+ */
+public record PoolsConfig(String source, MemoryPoolLayout layout, List<String> intercept, Release release,
+                          OnExhausted onExhausted, boolean poisonOnFree, String reportFile, Duration reportPeriod) {
+
+    public static final List<String> DEFAULT_INTERCEPT = List.of("ai.djl", "ai.onnxruntime");
+    public static final String DEFAULT_REPORT_FILE = "pools-%p.jfr";
+    public static final Duration DEFAULT_REPORT_PERIOD = Duration.ofSeconds(1);
+    /** The {@code report.file} value that turns the recording off. */
+    public static final String NO_REPORT = "none";
+
+    public PoolsConfig {
+        intercept = List.copyOf(intercept);
+    }
+
+    /** What the agent runs with when it is given no file. */
+    public static PoolsConfig defaults() {
+        return new PoolsConfig("(default)", new MemoryPoolLayout.SubSlices(), DEFAULT_INTERCEPT, Release.GC,
+                OnExhausted.FALLBACK, false, DEFAULT_REPORT_FILE, DEFAULT_REPORT_PERIOD);
+    }
+
+    /** When a slice goes back to its pool (POOLS.md §4, HOSTS.md §3). */
+    public enum Release {
+        /** When no buffer pointing into it is reachable. */
+        GC,
+        /** When the tensor that owns it is closed; the collector is the backstop. */
+        CLOSE;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** What happens to a request that no pool can serve. */
+    public enum OnExhausted {
+        /** Hand it to the host's own allocation path, and count it. */
+        FALLBACK,
+        /** Throw {@link OutOfMemoryError}. */
+        FAIL;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The name a layout has in a file. */
+    public static String kindOf(MemoryPoolLayout layout) {
+        if (layout instanceof MemoryPoolLayout.Sliced) {
+            return "sliced";
+        }
+        if (layout instanceof MemoryPoolLayout.Direct) {
+            return "direct";
+        }
+        if (layout instanceof MemoryPoolLayout.SubSlices) {
+            return "sub-slices";
+        }
+        return "exclusive-pages";
+    }
+}

@@ -1,0 +1,96 @@
+package dev.pools.layout;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Sizes and durations as a layout file writes them: {@code 65536}, {@code 64 KiB}, {@code 1.5MiB},
+ * {@code 1 GB}; {@code 500 ms}, {@code 1 s}, {@code 2 min}, {@code 0}.
+ */
+public final class Quantities {
+
+    private static final Pattern QUANTITY = Pattern.compile("\\s*(-?[0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
+
+    private static final Map<String, Long> SIZE_UNITS = Map.of(
+            "B", 1L, "KiB", 1L << 10, "MiB", 1L << 20, "GiB", 1L << 30,
+            "KB", 1_000L, "MB", 1_000_000L, "GB", 1_000_000_000L);
+
+    private static final Map<String, Long> DURATION_UNITS_MS = Map.of("ms", 1L, "s", 1_000L, "min", 60_000L);
+
+    private Quantities() {
+    }
+
+    /** Bytes for {@code text}; the message of the exception is the rule broken, for {@code key}. */
+    public static long size(String key, String text) throws IllegalArgumentException {
+        Matcher m = QUANTITY.matcher(text);
+        if (!m.matches()) {
+            throw new IllegalArgumentException(key + ": '" + text + "' is not a size (expected bytes or a number"
+                    + " with a unit: B, KiB, MiB, GiB, KB, MB, GB)");
+        }
+        String unit = m.group(2).isEmpty() ? "B" : m.group(2);
+        Long multiplier = SIZE_UNITS.get(unit);
+        if (multiplier == null) {
+            String near = DidYouMean.closest(unit, SIZE_UNITS.keySet());
+            throw new IllegalArgumentException(key + ": unknown unit '" + unit + "' in '" + text.trim() + "'"
+                    + (near == null ? "" : " (did you mean '" + near + "'?)") + "; expected B, KiB, MiB, GiB, KB, MB or GB");
+        }
+        BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(multiplier));
+        if (bytes.signum() < 0) {
+            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is negative (expected a size of at least 1 byte)");
+        }
+        if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is too large (the largest size is 2 GiB)");
+        }
+        try {
+            return bytes.longValueExact();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is not a whole number of bytes");
+        }
+    }
+
+    public static Duration duration(String key, String text) throws IllegalArgumentException {
+        Matcher m = QUANTITY.matcher(text);
+        if (!m.matches()) {
+            throw new IllegalArgumentException(key + ": '" + text + "' is not a duration (expected e.g. 500 ms, 1 s, 2 min, or 0)");
+        }
+        String unit = m.group(2).toLowerCase(Locale.ROOT);
+        BigDecimal amount = new BigDecimal(m.group(1));
+        if (amount.signum() < 0) {
+            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is negative");
+        }
+        if (unit.isEmpty()) {
+            if (amount.signum() == 0) {
+                return Duration.ZERO;
+            }
+            throw new IllegalArgumentException(key + ": '" + text.trim() + "' has no unit (expected ms, s or min)");
+        }
+        Long ms = DURATION_UNITS_MS.get(unit);
+        if (ms == null) {
+            throw new IllegalArgumentException(key + ": unknown unit '" + m.group(2) + "' in '" + text.trim() + "' (expected ms, s or min)");
+        }
+        try {
+            return Duration.ofMillis(amount.multiply(BigDecimal.valueOf(ms)).longValueExact());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is not a whole number of milliseconds or is too large");
+        }
+    }
+
+    /** A duration as a layout file would write it. */
+    public static String duration(Duration d) {
+        long ms = d.toMillis();
+        if (ms == 0) {
+            return "0";
+        }
+        if (ms % 60_000 == 0) {
+            return ms / 60_000 + " min";
+        }
+        if (ms % 1000 == 0) {
+            return ms / 1000 + " s";
+        }
+        return ms + " ms";
+    }
+}

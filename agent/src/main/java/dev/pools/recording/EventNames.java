@@ -1,0 +1,60 @@
+package dev.pools.recording;
+
+/**
+ * The names of the recording's event types and of their fields (CONTRACT.md §3): one place for
+ * the writer (the event classes) and the readers (the CLI). These names are promises to users.
+ */
+public final class EventNames {
+
+    public static final String CATEGORY = "pools";
+
+    public static final String LAYOUT = "pools.Layout";
+    public static final String POOL_REPORT = "pools.PoolReport";
+    public static final String USAGE = "pools.Usage";
+    public static final String ALLOCATION_REFUSED = "pools.AllocationRefused";
+    public static final String CALL_SITE = "pools.CallSite";
+    public static final String REQUEST_SIZES = "pools.RequestSizes";
+
+    // pools.Layout
+    public static final String KIND = "kind";
+    public static final String LAYOUT_YAML = "layout";
+    public static final String SOURCE = "source";
+
+    // pools.PoolReport
+    public static final String INDEX = "index";
+    public static final String PAGE_SIZE = "pageSize";
+    public static final String MAX_SLICE = "maxSlice";
+    public static final String PAGES_CAP = "pagesCap";
+    public static final String PAGES = "pages";
+    public static final String PAGES_PEAK = "pagesPeak";
+    public static final String LARGEST_ALLOC = "largestAlloc";
+
+    // pools.Usage (and per pool in pools.PoolReport)
+    public static final String NUMBER_ALLOCS = "numberAllocs";
+    public static final String BYTES_IN_USE = "bytesInUse";
+    public static final String BYTES_PADDING = "bytesPadding";
+    public static final String BYTES_RESERVED = "bytesReserved";
+    public static final String FALLBACK_ALLOCS = "fallbackAllocs";
+    public static final String FALLBACK_BYTES = "fallbackBytes";
+
+    // pools.AllocationRefused
+    public static final String SIZE = "size";
+    public static final String REASON = "reason";
+    public static final String OUTCOME = "outcome";
+    public static final String SITE = "site";
+    public static final String OUTCOME_FALLBACK = "fallback";
+    public static final String OUTCOME_FAILED = "failed";
+
+    // pools.CallSite
+    public static final String COUNT = "count";
+    public static final String BYTES = "bytes";
+    public static final String LIVE_BYTES = "liveBytes";
+    public static final String PEAK_LIVE_BYTES = "peakLiveBytes";
+    public static final String FALLBACKS = "fallbacks";
+
+    // pools.RequestSizes
+    public static final String BUCKET_MAX = "bucketMax";
+
+    private EventNames() {
+    }
+}

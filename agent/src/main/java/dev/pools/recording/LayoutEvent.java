@@ -1,0 +1,28 @@
+package dev.pools.recording;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+@Name(EventNames.LAYOUT)
+@Label("Pool Layout")
+@Category(EventNames.CATEGORY)
+@Description("The pool layout installed: at start-up and at every install")
+@StackTrace(false)
+public final class LayoutEvent extends Event {
+
+    @Label("Kind")
+    @Description("sliced, direct, sub-slices or exclusive-pages")
+    public String kind;
+
+    @Label("Layout")
+    @Description("The normalised layout file, every default filled in")
+    public String layout;
+
+    @Label("Source")
+    @Description("Where the layout came from: file, API or JMX")
+    public String source;
+}

@@ -1,0 +1,159 @@
+package dev.pools.recording;
+
+import dev.pools.agent.PoolsRuntime;
+import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.CallSites;
+import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.PoolReport;
+import dev.pools.memory.Sizes;
+import dev.pools.memory.Usage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+
+/**
+ * Writes what the pools hold to a JFR recording (CONTRACT.md §3).
+ *
+ * <p>Two periodic hooks: every {@code report.period} one batch (a {@code pools.PoolReport} per pool
+ * and a {@code pools.Usage}), and at the end of every chunk, so also when the JVM shuts down
+ * (normal exit, {@code System.exit}, SIGTERM: JFR's own shutdown hook runs it), the final batch
+ * with the call sites and request-size histograms. The recording holds only the {@code pools.*}
+ * events and is written to {@code report.file} when the JVM exits.
+ */
+public final class Recorder {
+
+    private static final DateTimeFormatter START_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
+
+    private Recorder() {
+    }
+
+    /** Starts the recording the configuration asks for; does nothing with {@code report.file: none}. */
+    public static void start(PoolsRuntime runtime) throws IOException {
+        PoolsConfig config = runtime.config();
+        if (config.reportFile() == null) {
+            return;
+        }
+        PoolAllocator pools = runtime.allocator();
+        FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> emitFinal(pools));
+        boolean timeline = !config.reportPeriod().isZero();
+        if (timeline) {
+            FlightRecorder.addPeriodicEvent(PoolReportEvent.class, () -> emitBatch(pools, pools.reports()));
+        }
+        Recording recording = new Recording();
+        recording.setName("pools");
+        recording.enable(LayoutEvent.class);
+        recording.enable(UsageEvent.class).with("period", "endChunk");
+        if (timeline) {
+            recording.enable(PoolReportEvent.class).withPeriod(config.reportPeriod());
+        } else {
+            recording.enable(PoolReportEvent.class);
+        }
+        recording.enable(AllocationRefusedEvent.class).withStackTrace();
+        recording.enable(CallSiteEvent.class);
+        recording.enable(RequestSizesEvent.class);
+        recording.setToDisk(true);
+        recording.setDestination(Path.of(expand(config.reportFile(), ProcessHandle.current().pid(), startTime())));
+        recording.start();
+        CallSites sites = runtime.sites();
+        runtime.setRefusalListener((size, site, reason, fellBack) -> {
+            AllocationRefusedEvent e = new AllocationRefusedEvent();
+            if (e.shouldCommit()) {
+                e.size = size;
+                e.reason = reason;
+                e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
+                e.site = sites.name(site);
+                e.commit();
+            }
+        });
+        runtime.addInstallListener(layout -> {
+            LayoutEvent e = new LayoutEvent();
+            e.kind = layout.kind();
+            e.layout = layout.yaml();
+            e.source = layout.source().name().toLowerCase(java.util.Locale.ROOT);
+            e.commit();
+        });
+    }
+
+    /** {@code %p}: the process id; {@code %t}: the JVM's start time, {@code yyyyMMdd-HHmmss}; {@code %%}: a percent sign. */
+    static String expand(String pattern, long pid, Instant start) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '%' && i + 1 < pattern.length()) {
+                char k = pattern.charAt(++i);
+                b.append(k == 'p' ? String.valueOf(pid) : k == 't' ? START_TIME.format(start) : String.valueOf(k));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    private static Instant startTime() {
+        return ProcessHandle.current().info().startInstant().orElseGet(Instant::now);
+    }
+
+    static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {
+        for (PoolReport r : reports) {
+            PoolReportEvent e = new PoolReportEvent();
+            e.index = r.index();
+            e.kind = r.kind().label();
+            e.pageSize = r.pageSize();
+            e.maxSlice = r.maxSlice();
+            e.pagesCap = r.pagesCap();
+            e.pages = r.pages();
+            e.pagesPeak = r.pagesPeak();
+            e.largestAlloc = r.largestAlloc();
+            e.numberAllocs = r.usage().numberAllocs();
+            e.bytesInUse = r.usage().bytesInUse();
+            e.bytesReserved = r.usage().bytesReserved();
+            e.commit();
+        }
+        Usage u = pools.usage(reports);
+        UsageEvent e = new UsageEvent();
+        e.numberAllocs = u.numberAllocs();
+        e.bytesInUse = u.bytesInUse();
+        e.bytesPadding = u.bytesPadding();
+        e.bytesReserved = u.bytesReserved();
+        e.fallbackAllocs = u.fallbackAllocs();
+        e.fallbackBytes = u.fallbackBytes();
+        e.commit();
+    }
+
+    static void emitFinal(PoolAllocator pools) {
+        List<PoolReport> reports = pools.reports();
+        for (CallSites.Stats s : pools.sites().snapshot()) {
+            CallSiteEvent e = new CallSiteEvent();
+            e.site = s.site();
+            e.count = s.count();
+            e.bytes = s.bytes();
+            e.liveBytes = s.liveBytes();
+            e.peakLiveBytes = s.peakLiveBytes();
+            e.fallbacks = s.fallbacks();
+            e.commit();
+        }
+        for (PoolReport r : reports) {
+            long[] sizes = pools.requestSizes(r.index());
+            for (int bucket = 0; bucket < sizes.length; bucket++) {
+                if (sizes[bucket] > 0) {
+                    RequestSizesEvent e = new RequestSizesEvent();
+                    e.index = r.index();
+                    e.bucketMax = bucket == 0 ? 1 : 1L << bucket;
+                    e.count = sizes[bucket];
+                    e.commit();
+                }
+            }
+        }
+        emitBatch(pools, reports);
+    }
+
+    /** For messages: a request-size bucket as a range. */
+    public static String bucketRange(long bucketMax) {
+        return bucketMax <= 1 ? "0-1 B" : Sizes.human(bucketMax / 2 + 1) + "-" + Sizes.human(bucketMax);
+    }
+}

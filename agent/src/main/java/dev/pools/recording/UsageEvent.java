@@ -1,0 +1,45 @@
+package dev.pools.recording;
+
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+@Name(EventNames.USAGE)
+@Label("Pool Usage")
+@Category(EventNames.CATEGORY)
+@Description("The pools as a whole, with every batch of pool reports")
+@StackTrace(false)
+public final class UsageEvent extends Event {
+
+    @Label("Allocations")
+    @Description("Live allocations in the pools")
+    public long numberAllocs;
+
+    @Label("Bytes In Use")
+    @Description("Bytes the live allocations asked for")
+    @DataAmount
+    public long bytesInUse;
+
+    @Label("Bytes Padding")
+    @Description("Bytes added to round the live allocations up to 64 bytes")
+    @DataAmount
+    public long bytesPadding;
+
+    @Label("Bytes Reserved")
+    @Description("Bytes of pages held, used or not")
+    @DataAmount
+    public long bytesReserved;
+
+    @Label("Fallback Allocations")
+    @Description("Requests no pool could serve, handed to the JDK since start")
+    public long fallbackAllocs;
+
+    @Label("Fallback Bytes")
+    @Description("Bytes of those requests")
+    @DataAmount
+    public long fallbackBytes;
+}

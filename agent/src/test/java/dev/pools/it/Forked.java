@@ -1,0 +1,80 @@
+package dev.pools.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a Java program in a JVM of its own, the way users run it: the same JDK as the tests, the
+ * real shaded {@code pools.jar} as agent or as CLI, the test classes as the application.
+ */
+public final class Forked {
+
+    /** What a finished JVM left: exit status, standard output and standard error. */
+    public record Result(int exit, String out, String err) {
+        public List<String> errLines() {
+            return err.isBlank() ? List.of() : Arrays.asList(err.strip().split("\\R"));
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout\n" + out + "\n--- stderr\n" + err;
+        }
+    }
+
+    public static final Path JAR = Path.of(System.getProperty("pools.jar", "target/pools.jar")).toAbsolutePath();
+    public static final Path TEST_CLASSES = Path.of(System.getProperty("pools.testClasses", "target/test-classes")).toAbsolutePath();
+
+    private Forked() {
+    }
+
+    public static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** {@code -javaagent:pools.jar[=layout]}. */
+    public static String agent(Path layout) {
+        return "-javaagent:" + JAR + (layout == null ? "" : "=" + layout);
+    }
+
+    /** Runs {@code java <jvmArgs> -cp <test classes> <main> <args>} in {@code dir}. */
+    public static Result app(Path dir, List<String> jvmArgs, Class<?> main, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java());
+        cmd.add("-Dpools.quiet=false");
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(TEST_CLASSES.toString());
+        cmd.add(main.getName());
+        cmd.addAll(List.of(args));
+        return run(dir, cmd);
+    }
+
+    /** Runs {@code java -jar pools.jar <args>} in {@code dir}. */
+    public static Result cli(Path dir, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(java(), "-jar", JAR.toString()));
+        cmd.addAll(List.of(args));
+        return run(dir, cmd);
+    }
+
+    public static Result run(Path dir, List<String> cmd) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("forked", ".out");
+        Path err = Files.createTempFile("forked", ".err");
+        try {
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out: " + cmd);
+            }
+            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+}

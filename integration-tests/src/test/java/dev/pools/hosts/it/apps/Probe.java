@@ -1,0 +1,90 @@
+package dev.pools.hosts.it.apps;
+
+import dev.pools.agent.PoolsRuntime;
+import dev.pools.memory.Usage;
+import java.lang.reflect.Field;
+import java.nio.Buffer;
+import java.util.Arrays;
+
+/** What the test applications print about the pools, one {@code key value} line at a time. */
+final class Probe {
+
+    private Probe() {
+    }
+
+    /** Whether the agent runs in this JVM; without it, its classes are not even on the class path. */
+    static boolean attached() {
+        try {
+            return PoolsRuntime.current() != null;
+        } catch (NoClassDefFoundError e) {
+            return false;
+        }
+    }
+
+    /** Whether a buffer is live pool memory: its address lies in a page of the pools. */
+    static boolean pooled(Buffer buffer) {
+        return attached() && buffer != null && PoolsRuntime.current().allocator().locate(buffer) != null;
+    }
+
+    /** A private field of a host object (the buffer a tensor keeps), read the way a debugger would. */
+    static Object field(Object owner, String name) {
+        for (Class<?> c = owner.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(owner);
+            } catch (NoSuchFieldException e) {
+                // look in the superclass
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("no field " + name + " in " + owner.getClass());
+    }
+
+    /** Live allocations, bytes in use and fallbacks. */
+    static long[] usage() {
+        if (!attached()) {
+            return new long[3];
+        }
+        Usage u = PoolsRuntime.current().allocator().usage();
+        return new long[] {u.numberAllocs(), u.bytesInUse(), u.fallbackAllocs()};
+    }
+
+    static void print(String key, Object value) {
+        System.out.println(key + " " + value);
+    }
+
+    static void printUsage(String key) {
+        long[] u = usage();
+        print(key, u[0] + " " + u[1] + " " + u[2]);
+    }
+
+    static String hash(float[] values) {
+        return Integer.toHexString(Arrays.hashCode(values)) + "/" + values.length;
+    }
+
+    static String hash(double[] values) {
+        return Integer.toHexString(Arrays.hashCode(values)) + "/" + values.length;
+    }
+
+    /** Collects until the pools hold nothing live, or ten seconds pass; returns the milliseconds it took, or -1. */
+    static long drain() throws InterruptedException {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < 10_000_000_000L) {
+            System.gc();
+            if (attached()) {
+                PoolsRuntime.current().allocator().cleanup();
+            }
+            if (usage()[0] == 0) {
+                return (System.nanoTime() - start) / 1_000_000;
+            }
+            Thread.sleep(20);
+        }
+        return -1;
+    }
+
+    static long collectorReleases() {
+        return attached() ? PoolsRuntime.current().allocator().collectorReleases() : 0;
+    }
+}

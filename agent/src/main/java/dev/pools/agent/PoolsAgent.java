@@ -48,11 +48,6 @@ public final class PoolsAgent {
         PoolsRuntime runtime;
         try {
             ModuleAccess.open(inst);
-            Throwable missing = PoolAllocator.unavailableBecause();
-            if (missing != null) {
-                AgentLog.info("the JDK internals the pools need are out of reach; the pools stay off: " + missing);
-                return;
-            }
             long defaultMaxPageSize = Layouts.defaultMaxPageSize(PoolAllocator.maxDirectMemory());
             config = args == null || args.isBlank() ? PoolsConfig.defaults()
                     : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
@@ -72,8 +67,8 @@ public final class PoolsAgent {
             if (late) {
                 retransformLoaded(inst, transformer, hooks);
             }
-            Runtime.getRuntime().addShutdownHook(new Thread(runtime.allocator()::shutdown, "pools-shutdown"));
-            Thread background = new Thread(() -> startInBackground(runtime), "pools-start");
+            Runtime.getRuntime().addShutdownHook(new ShutdownHook(runtime));
+            Thread background = new BackgroundStart(runtime);
             background.setDaemon(true);
             background.start();
         } catch (Throwable t) {
@@ -90,7 +85,49 @@ public final class PoolsAgent {
         System.exit(BAD_INPUT);
     }
 
+    /**
+     * Start-up work that {@code main} need not wait for. Threads are plain classes here, not lambdas:
+     * the first lambda of a JVM costs tens of milliseconds, which {@code premain} does not spend.
+     */
+    private static final class BackgroundStart extends Thread {
+        private final PoolsRuntime runtime;
+
+        BackgroundStart(PoolsRuntime runtime) {
+            super("pools-start");
+            this.runtime = runtime;
+        }
+
+        @Override
+        public void run() {
+            startInBackground(runtime);
+        }
+    }
+
+    /** Refuses installs once the JVM shuts down, and says when the JVM ended before its recording began. */
+    private static final class ShutdownHook extends Thread {
+        private final PoolsRuntime runtime;
+
+        ShutdownHook(PoolsRuntime runtime) {
+            super("pools-shutdown");
+            this.runtime = runtime;
+        }
+
+        @Override
+        public void run() {
+            runtime.allocator().shutdown();
+            if (runtime.config().reportFile() != null && !Recorder.started()) {
+                AgentLog.info("the JVM ended before the recording started; no recording was written");
+            }
+        }
+    }
+
     private static void startInBackground(PoolsRuntime runtime) {
+        Throwable missing = PoolAllocator.unavailableBecause();
+        if (missing != null) {
+            AgentLog.once("native", "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
+                    + missing);
+            return;
+        }
         try {
             Recorder.start(runtime);
         } catch (Throwable t) {

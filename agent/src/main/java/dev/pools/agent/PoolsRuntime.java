@@ -40,6 +40,8 @@ public final class PoolsRuntime {
     private final PoolAllocator allocator;
     private final long defaultMaxPageSize;
     private final List<InstallListener> listeners = new CopyOnWriteArrayList<>();
+    /** The layout from start-up, printed only when someone asks: normalising costs start-up time. */
+    private volatile PoolsConfig startLayout;
     private volatile InstalledLayout installed;
     private volatile AllocationListener refusals = AllocationListener.NONE;
 
@@ -49,10 +51,16 @@ public final class PoolsRuntime {
         List<PoolSpec> specs = Layouts.compile(config.layout(), defaultMaxPageSize);
         PoolAllocator.Options options = new PoolAllocator.Options(config.poisonOnFree(),
                 config.onExhausted() == PoolsConfig.OnExhausted.FAIL);
-        AllocationListener forward = (size, site, reason, fellBack) -> refusals.refused(size, site, reason, fellBack);
-        this.allocator = new PoolAllocator(specs, options, forward, new CallSites());
-        this.installed = new InstalledLayout(PoolsConfig.kindOf(config.layout()), LayoutPrinter.print(config, defaultMaxPageSize),
-                Source.FILE);
+        this.allocator = new PoolAllocator(specs, options, new ForwardRefusals(), new CallSites());
+        this.startLayout = config;
+    }
+
+    /** Hands refusals to whoever listens now (the recording starts after the pools). */
+    private final class ForwardRefusals implements AllocationListener {
+        @Override
+        public void refused(int size, int site, String reason, boolean fellBack) {
+            refusals.refused(size, site, reason, fellBack);
+        }
     }
 
     /** The running agent's state; null when no agent is attached to this JVM. */
@@ -113,7 +121,17 @@ public final class PoolsRuntime {
     }
 
     public InstalledLayout installed() {
-        return installed;
+        InstalledLayout now = installed;
+        if (now == null) {
+            synchronized (this) {
+                if (installed == null) {
+                    installed = new InstalledLayout(PoolsConfig.kindOf(startLayout.layout()),
+                            LayoutPrinter.print(startLayout, defaultMaxPageSize), Source.FILE);
+                }
+                now = installed;
+            }
+        }
+        return now;
     }
 
     public void setRefusalListener(AllocationListener listener) {
@@ -123,7 +141,7 @@ public final class PoolsRuntime {
     /** Adds a listener and tells it the layout installed now. */
     public void addInstallListener(InstallListener listener) {
         listeners.add(listener);
-        listener.installed(installed);
+        listener.installed(installed());
     }
 
     /** Installs a layout; on success records it. The previous layout stays on any refusal. */

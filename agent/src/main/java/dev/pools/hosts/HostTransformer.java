@@ -23,7 +23,10 @@ public final class HostTransformer implements ClassFileTransformer {
      * @param closeHooks the release-at-close instrumentation, or null under {@code release: gc}
      */
     public HostTransformer(List<String> packages, CallSites sites, CloseHooks closeHooks) {
-        this.prefixes = packages.stream().map(p -> p.replace('.', '/') + "/").toArray(String[]::new);
+        this.prefixes = new String[packages.size()];
+        for (int i = 0; i < prefixes.length; i++) {
+            prefixes[i] = packages.get(i).replace('.', '/') + "/";
+        }
         this.sites = sites;
         this.closeHooks = closeHooks;
     }

@@ -6,5 +6,9 @@ public interface AllocationListener {
     /** No pool could serve a request of {@code size} bytes; {@code fellBack} false means it failed. */
     void refused(int size, int site, String reason, boolean fellBack);
 
-    AllocationListener NONE = (size, site, reason, fellBack) -> { };
+    AllocationListener NONE = new AllocationListener() {
+        @Override
+        public void refused(int size, int site, String reason, boolean fellBack) {
+        }
+    };
 }

@@ -67,8 +67,9 @@ public final class CallSites {
         s.count.incrementAndGet();
         s.bytes.addAndGet(size);
         long live = s.live.addAndGet(size);
-        if (live > s.peak.get()) {
-            s.peak.accumulateAndGet(live, Math::max);
+        long peak;
+        while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
+            Thread.onSpinWait();
         }
     }
 

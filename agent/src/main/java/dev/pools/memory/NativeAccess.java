@@ -143,10 +143,10 @@ final class NativeAccess {
      * unset), read from {@code jdk.internal.misc.VM} when in reach.
      */
     static long maxDirectMemory() {
+        // Reflection, not a method handle: this runs in premain, where the first method handle costs ~20 ms.
         try {
-            Class<?> vm = Class.forName("jdk.internal.misc.VM");
-            return (long) MethodHandles.lookup().findStatic(vm, "maxDirectMemory", MethodType.methodType(long.class)).invoke();
-        } catch (Throwable t) {
+            return (long) Class.forName("jdk.internal.misc.VM").getMethod("maxDirectMemory").invoke(null);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return Runtime.getRuntime().maxMemory();
         }
     }

@@ -61,8 +61,11 @@ public final class PoolAllocator {
     private final LongAdder doubleReleases = new LongAdder();
     private final LongAdder collectorReleases = new LongAdder();
 
+    /**
+     * The JDK internals are resolved at the first allocation, not here, to keep the agent's start-up
+     * short: check {@link #unavailableBecause()} first where a clear refusal matters.
+     */
     public PoolAllocator(List<PoolSpec> layout, Options options, AllocationListener listener, CallSites sites) {
-        NativeAccess.requireAvailable();
         this.options = options;
         this.listener = listener;
         this.sites = sites;
@@ -96,6 +99,7 @@ public final class PoolAllocator {
         if (size <= 0) {
             return size == 0 ? NativeAccess.emptyBuffer() : ByteBuffer.allocateDirect(size);
         }
+        NativeAccess.requireAvailable();
         Anchor anchor = reserve(size, site);
         if (anchor == null) {
             anchor = reserveAfterCollecting(size, site);
@@ -204,7 +208,12 @@ public final class PoolAllocator {
     }
 
     private static void startReleaser() {
-        Thread t = new Thread(PoolAllocator::releaseLoop, "pools-release");
+        Thread t = new Thread("pools-release") {
+            @Override
+            public void run() {
+                releaseLoop();
+            }
+        };
         t.setDaemon(true);
         t.start();
     }

@@ -29,7 +29,14 @@ public final class Recorder {
 
     private static final DateTimeFormatter START_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
 
+    private static volatile boolean started;
+
     private Recorder() {
+    }
+
+    /** Whether this JVM's recording is running. */
+    public static boolean started() {
+        return started;
     }
 
     /** Starts the recording the configuration asks for; does nothing with {@code report.file: none}. */
@@ -59,6 +66,7 @@ public final class Recorder {
         recording.setToDisk(true);
         recording.setDestination(Path.of(expand(config.reportFile(), ProcessHandle.current().pid(), startTime())));
         recording.start();
+        started = true;
         CallSites sites = runtime.sites();
         runtime.setRefusalListener((size, site, reason, fellBack) -> {
             AllocationRefusedEvent e = new AllocationRefusedEvent();

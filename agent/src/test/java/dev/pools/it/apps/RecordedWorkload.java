@@ -1,0 +1,86 @@
+package dev.pools.it.apps;
+
+import dev.pools.agent.PoolsRuntime;
+import dev.pools.api.MemoryPools;
+import dev.pools.api.SlicedPoolReport;
+import it.host.Tensors;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A workload for the recording tests. {@code normal} and {@code exit}: allocate, release some, print
+ * what the API reports, then return from main or call {@code System.exit(3)}. {@code threads}: four
+ * threads allocate and release without end, each holding at most eight buffers; once steady the
+ * program says so, and the test stops it with SIGTERM. {@code refuse}: one request no pool takes.
+ */
+public final class RecordedWorkload {
+
+    public static void main(String[] args) throws Exception {
+        awaitRecording();
+        switch (args[0]) {
+            case "normal", "exit" -> {
+                List<ByteBuffer> held = new ArrayList<>();
+                for (int i = 0; i < 200; i++) {
+                    held.add(Tensors.allocate(1000 + i * 517));
+                }
+                for (int i = 0; i < held.size(); i += 3) {
+                    PoolsRuntime.releaseClosed(held.get(i));
+                }
+                printApi();
+                if (args[0].equals("exit")) {
+                    System.exit(3);
+                }
+                Thread.sleep(10);
+                System.out.println("held " + held.size());
+            }
+            case "threads" -> threads();
+            case "refuse" -> {
+                ByteBuffer big = Tensors.allocate(3 << 20);
+                System.out.println("served " + big.capacity());
+            }
+            default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    /** A real workload runs for longer than the recording takes to start (about half a second); this one waits. */
+    static void awaitRecording() throws InterruptedException {
+        for (int i = 0; i < 1000 && !dev.pools.recording.Recorder.started(); i++) {
+            Thread.sleep(10);
+        }
+    }
+
+    static void printApi() {
+        for (SlicedPoolReport r : MemoryPools.reports()) {
+            System.out.println("api-report " + r.pageSize() + " " + r.pages() + " " + r.pagesPeak() + " " + r.largestAlloc());
+        }
+        var u = MemoryPools.usage();
+        System.out.println("api-usage " + u.numberAllocs() + " " + u.bytesInUse() + " " + u.bytesPadding() + " " + u.bytesReserved());
+        System.out.flush();
+    }
+
+    private static void threads() throws InterruptedException {
+        Thread[] workers = new Thread[4];
+        for (int t = 0; t < workers.length; t++) {
+            workers[t] = new Thread(() -> {
+                ArrayDeque<ByteBuffer> ring = new ArrayDeque<>();
+                while (true) {
+                    if (ring.size() == 8) {
+                        PoolsRuntime.releaseClosed(ring.removeFirst());
+                    }
+                    ByteBuffer b = Tensors.allocate(64 * 1024);
+                    b.putLong(0, 42);
+                    ring.addLast(b);
+                }
+            }, "allocator-" + t);
+            workers[t].setDaemon(true);
+            workers[t].start();
+        }
+        Thread.sleep(1500);
+        printApi();
+        System.out.println("steady");
+        System.out.flush();
+        Thread.sleep(60_000);
+    }
+}

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "pools.jar", mixinStandardHelpOptions = true, versionProvider = PoolsCli.Version.class,
         description = "Reads pools recordings and layout files.%n"
                 + "Run the agent with: java -javaagent:pools.jar=layout.yaml -jar app.jar",
-        subcommands = {CheckCommand.class,
+        subcommands = {ReportCommand.class, SuggestCommand.class, HtmlCommand.class, CheckCommand.class,
                 CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:done", "1:an internal error", "2:bad input: an unreadable or foreign file, an invalid layout"})

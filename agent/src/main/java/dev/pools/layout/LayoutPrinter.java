@@ -20,6 +20,12 @@ public final class LayoutPrinter {
     public static String print(PoolsConfig c, long defaultMaxPageSize) {
         StringBuilder b = new StringBuilder();
         layout(b, c.layout(), defaultMaxPageSize);
+        return b.append(printSettings(c)).toString();
+    }
+
+    /** The keys after the layout: interception, release, exhaustion, poisoning, the recording. */
+    public static String printSettings(PoolsConfig c) {
+        StringBuilder b = new StringBuilder();
         b.append("intercept:\n  packages: [").append(String.join(", ", c.intercept())).append("]\n");
         b.append("release: ").append(c.release().label()).append('\n');
         b.append("on_exhausted: ").append(c.onExhausted().label()).append('\n');
@@ -83,7 +89,8 @@ public final class LayoutPrinter {
         return "direct";
     }
 
-    private static String sizeLine(String key, long bytes) {
+    /** One {@code key: size} line, human units first and the bytes in a comment. */
+    public static String sizeLine(String key, long bytes) {
         String human = Layouts.describe(bytes);
         String line = key + ": " + human;
         if (!human.endsWith(" B")) {

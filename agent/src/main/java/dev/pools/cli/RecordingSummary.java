@@ -1,0 +1,217 @@
+package dev.pools.cli;
+
+import dev.pools.recording.EventNames;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * What one recording says, read in one streaming pass: the layout, each pool's final report, the
+ * final usage and its peaks, refusals, call sites and request sizes, and (when asked for) the
+ * timeline for charts. Memory grows with the number of pools and call sites, not with the length
+ * of the recording, unless the timeline is kept.
+ *
+ * <p>"Final" is by event time, not file order: JFR writes each thread's events from its own buffer.
+ * When the layout was replaced during the run, only reports taken after the last install count.
+ */
+final class RecordingSummary {
+
+    /** One pools.PoolReport. */
+    record Pool(Instant time, int index, String kind, long pageSize, long maxSlice, long pagesCap, long pages, long pagesPeak,
+                long largestAlloc, long numberAllocs, long bytesInUse, long bytesReserved) {
+    }
+
+    /** One pools.Usage. */
+    record Usage(Instant time, long numberAllocs, long bytesInUse, long bytesPadding, long bytesReserved, long fallbackAllocs,
+                 long fallbackBytes) {
+    }
+
+    /** One pools.CallSite. */
+    record Site(String site, long count, long bytes, long peakLiveBytes, long fallbacks) {
+    }
+
+    /** The refusals of one call site and size. */
+    record Refusals(String site, long size, String outcome, long count, String reason) {
+    }
+
+    final Path file;
+    String layoutKind;
+    String layoutYaml;
+    String layoutSource;
+    Instant layoutTime = Instant.MIN;
+    Instant start;
+    Instant end;
+    final Map<Integer, Pool> pools = new TreeMap<>();
+    Usage usage;
+    long peakReserved;
+    long peakInUse;
+    final Map<String, Site> sites = new LinkedHashMap<>();
+    final Map<String, Refusals> refusals = new LinkedHashMap<>();
+    /** Pool index to (bucket max to count), from the latest end-of-chunk histograms. */
+    final Map<Integer, Map<Long, Long>> requestSizes = new TreeMap<>();
+    /** Only when asked for: every report and usage, in time order. */
+    final List<Pool> poolTimeline;
+    final List<Usage> usageTimeline;
+
+    private RecordingSummary(Path file, boolean timeline) {
+        this.file = file;
+        this.poolTimeline = timeline ? new ArrayList<>() : null;
+        this.usageTimeline = timeline ? new ArrayList<>() : null;
+    }
+
+    /** Reads a recording; any problem with the file is a {@link BadInput} with one line naming it. */
+    static RecordingSummary read(Path file, boolean timeline) {
+        if (Files.isDirectory(file)) {
+            throw new BadInput(file + ": is a directory, not a recording");
+        }
+        RecordingSummary s = new RecordingSummary(file, timeline);
+        long events = 0;
+        try {
+            if (Files.size(file) == 0) {
+                throw new BadInput(file + ": the file is empty (expected a JFR recording written by the pools agent)");
+            }
+            if (!startsWithMagic(file)) {
+                throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");
+            }
+            try (RecordingFile in = new RecordingFile(file)) {
+                while (in.hasMoreEvents()) {
+                    s.accept(in.readEvent());
+                    events++;
+                }
+            }
+        } catch (NoSuchFileException e) {
+            throw new BadInput(file + ": no such file");
+        } catch (AccessDeniedException e) {
+            throw new BadInput(file + ": cannot read the file (permission denied)");
+        } catch (EOFException e) {
+            throw new BadInput(file + ": the recording is truncated (it ends in the middle of an event; was the JVM killed"
+                    + " while writing it?)");
+        } catch (IOException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("Not a Flight Recorder file") || m.contains("magic")) {
+                throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");
+            }
+            throw new BadInput(file + ": not a readable JFR recording (" + m + ")");
+        } catch (RuntimeException e) {
+            if (e instanceof BadInput) {
+                throw e;
+            }
+            throw new BadInput(file + ": not a readable JFR recording (" + e + ")");
+        }
+        if (s.layoutYaml == null || s.pools.isEmpty()) {
+            throw new BadInput(file + ": a JFR recording without pools events (" + events
+                    + " other events); record with -javaagent:pools.jar, which writes pools-<pid>.jfr");
+        }
+        if (timeline) {
+            s.poolTimeline.sort(Comparator.comparing(Pool::time));
+            s.usageTimeline.sort(Comparator.comparing(Usage::time));
+        }
+        return s;
+    }
+
+    /** A JFR file starts with the bytes {@code FLR\0}. */
+    private static boolean startsWithMagic(Path file) throws IOException {
+        try (var in = Files.newInputStream(file)) {
+            byte[] head = in.readNBytes(4);
+            return head.length == 4 && head[0] == 'F' && head[1] == 'L' && head[2] == 'R' && head[3] == 0;
+        }
+    }
+
+    private void accept(RecordedEvent e) {
+        Instant t = e.getEndTime();
+        if (start == null || t.isBefore(start)) {
+            start = t;
+        }
+        if (end == null || t.isAfter(end)) {
+            end = t;
+        }
+        switch (e.getEventType().getName()) {
+            case EventNames.LAYOUT -> {
+                if (!t.isBefore(layoutTime)) {
+                    if (layoutYaml != null && !layoutYaml.equals(e.getString(EventNames.LAYOUT_YAML))) {
+                        pools.entrySet().removeIf(p -> p.getValue().time().isBefore(t));
+                        requestSizes.clear();
+                    }
+                    layoutTime = t;
+                    layoutKind = e.getString(EventNames.KIND);
+                    layoutYaml = e.getString(EventNames.LAYOUT_YAML);
+                    layoutSource = e.getString(EventNames.SOURCE);
+                }
+            }
+            case EventNames.POOL_REPORT -> {
+                Pool p = new Pool(t, e.getInt(EventNames.INDEX), e.getString(EventNames.KIND), e.getLong(EventNames.PAGE_SIZE),
+                        e.getLong(EventNames.MAX_SLICE), e.getLong(EventNames.PAGES_CAP), e.getLong(EventNames.PAGES),
+                        e.getLong(EventNames.PAGES_PEAK), e.getLong(EventNames.LARGEST_ALLOC), e.getLong(EventNames.NUMBER_ALLOCS),
+                        e.getLong(EventNames.BYTES_IN_USE), e.getLong(EventNames.BYTES_RESERVED));
+                if (!t.isBefore(layoutTime)) {
+                    pools.merge(p.index(), p, (a, b) -> b.time().isBefore(a.time()) ? a : b);
+                }
+                if (poolTimeline != null) {
+                    poolTimeline.add(p);
+                }
+            }
+            case EventNames.USAGE -> {
+                Usage u = new Usage(t, e.getLong(EventNames.NUMBER_ALLOCS), e.getLong(EventNames.BYTES_IN_USE),
+                        e.getLong(EventNames.BYTES_PADDING), e.getLong(EventNames.BYTES_RESERVED), e.getLong(EventNames.FALLBACK_ALLOCS),
+                        e.getLong(EventNames.FALLBACK_BYTES));
+                if (usage == null || !u.time().isBefore(usage.time())) {
+                    usage = u;
+                }
+                peakReserved = Math.max(peakReserved, u.bytesReserved());
+                peakInUse = Math.max(peakInUse, u.bytesInUse());
+                if (usageTimeline != null) {
+                    usageTimeline.add(u);
+                }
+            }
+            case EventNames.CALL_SITE -> {
+                Site s = new Site(e.getString(EventNames.SITE), e.getLong(EventNames.COUNT), e.getLong(EventNames.BYTES),
+                        e.getLong(EventNames.PEAK_LIVE_BYTES), e.getLong(EventNames.FALLBACKS));
+                sites.merge(s.site(), s, (a, b) -> b.count() >= a.count() ? b : a);
+            }
+            case EventNames.REQUEST_SIZES -> {
+                if (!t.isBefore(layoutTime)) {
+                    // Histograms count from install on and only grow: the largest count per bucket is the latest.
+                    requestSizes.computeIfAbsent(e.getInt(EventNames.INDEX), i -> new TreeMap<>())
+                            .merge(e.getLong(EventNames.BUCKET_MAX), e.getLong(EventNames.COUNT), Math::max);
+                }
+            }
+            case EventNames.ALLOCATION_REFUSED -> {
+                String key = e.getString(EventNames.SITE) + "|" + e.getLong(EventNames.SIZE) + "|" + e.getString(EventNames.OUTCOME);
+                Refusals r = refusals.get(key);
+                refusals.put(key, new Refusals(e.getString(EventNames.SITE), e.getLong(EventNames.SIZE), e.getString(EventNames.OUTCOME),
+                        r == null ? 1 : r.count() + 1, e.getString(EventNames.REASON)));
+            }
+            default -> { }
+        }
+    }
+
+    long refusedCount() {
+        long n = 0;
+        for (Refusals r : refusals.values()) {
+            n += r.count();
+        }
+        return n;
+    }
+
+    /** The recorded layout's pool lines, without caps, for comparing recordings. */
+    List<String> poolShapes() {
+        List<String> out = new ArrayList<>();
+        for (Pool p : pools.values()) {
+            out.add("pool " + p.index() + ": " + p.kind() + ", page_size " + p.pageSize() + ", max_slice " + p.maxSlice()
+                    + ", pages " + (p.pagesCap() < 0 ? "uncapped" : p.pagesCap()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,212 @@
+package dev.pools.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pools.it.apps.SeededWorkload;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The offline CLI on real recordings: report, suggest over many runs, and every bad input it must refuse. */
+class CliIT {
+
+    @TempDir
+    static Path dir;
+
+    static final String GROWABLE = """
+            layout: sliced
+            pools:
+              - page_size: 256 KiB
+                max_slice: 16 KiB
+              - page_size: 2 MiB
+              - page_size: 64 MiB
+            intercept:
+              packages: [it.host]
+            report:
+              file: seed-%s.jfr
+              period: 100 ms
+            """;
+
+    static final int RUNS = 8;
+
+    @BeforeAll
+    static void recordEightRuns() throws Exception {
+        List<Thread> jvms = new ArrayList<>();
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int seed = 0; seed < RUNS; seed++) {
+            String s = String.valueOf(seed);
+            Files.writeString(dir.resolve("layout-" + s + ".yaml"), GROWABLE.formatted(s));
+            Thread t = new Thread(() -> {
+                try {
+                    Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout-" + s + ".yaml"))), SeededWorkload.class, s);
+                    if (r.exit() != 0) {
+                        failures.add(new AssertionError(r.toString()));
+                    }
+                } catch (Exception e) {
+                    failures.add(e);
+                }
+            });
+            jvms.add(t);
+            t.start();
+            if (jvms.size() % 2 == 0) {
+                for (Thread j : jvms) {
+                    j.join();
+                }
+            }
+        }
+        for (Thread j : jvms) {
+            j.join();
+        }
+        assertEquals(List.of(), failures);
+    }
+
+    private static Path recording(int seed) {
+        return dir.resolve("seed-" + seed + ".jfr");
+    }
+
+    /** pagesPeak per pool, from report --json of one recording. */
+    static long[] peaks(Path file) throws Exception {
+        Forked.Result r = Forked.cli(dir, "report", "--json", file.toString());
+        assertEquals(0, r.exit(), r.toString());
+        Matcher m = Pattern.compile("\"pagesPeak\": (\\d+)").matcher(r.out());
+        List<Long> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(Long.parseLong(m.group(1)));
+        }
+        return out.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    @Test
+    void report_prints_each_pool_and_the_usage_at_the_end() throws Exception {
+        Forked.Result r = Forked.cli(dir, "report", recording(3).toString());
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("layout sliced (from file)"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n\\s+0\\s+sliced\\s+256 KiB\\s+16 KiB\\s+none.*"), r.out());
+        assertTrue(r.out().contains("it.host.Tensors#allocate"), r.out());
+        assertTrue(r.out().contains("usage at the end:  50 allocations"), "seed 3 holds 50 buffers at the end: " + r.out());
+        Forked.Result json = Forked.cli(dir, "report", "--json", recording(3).toString(), recording(4).toString());
+        assertEquals(0, json.exit(), json.toString());
+        assertEquals(2, json.out().split("\"file\":").length - 1, "one object per recording");
+        assertTrue(json.out().contains("\"numberAllocs\": 50"), json.out());
+    }
+
+    @Test
+    void suggest_over_eight_recordings_caps_each_pool_at_its_largest_peak() throws Exception {
+        long[] max = new long[3];
+        boolean differ = false;
+        long[] firstPeaks = peaks(recording(0));
+        for (int seed = 0; seed < RUNS; seed++) {
+            long[] p = peaks(recording(seed));
+            for (int i = 0; i < 3; i++) {
+                max[i] = Math.max(max[i], p[i]);
+                differ |= p[i] != firstPeaks[i];
+            }
+        }
+        assertTrue(differ, "the eight runs peak differently");
+        List<String> args = new ArrayList<>(List.of("suggest", "-o", "capped.yaml"));
+        for (int seed = 0; seed < RUNS; seed++) {
+            args.add(recording(seed).toString());
+        }
+        Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
+        assertEquals(0, r.exit(), r.toString());
+        String capped = Files.readString(dir.resolve("capped.yaml"));
+        Matcher m = Pattern.compile("\\n    pages: (\\d+)  # peak (\\d+)").matcher(capped);
+        List<Long> pages = new ArrayList<>();
+        while (m.find()) {
+            pages.add(Long.parseLong(m.group(1)));
+            assertEquals(Math.max(1, Long.parseLong(m.group(2))), Long.parseLong(m.group(1)), "no headroom asked for; at least one page");
+        }
+        assertEquals(List.of(max[0], max[1], Math.max(1, max[2])), pages, capped);
+        assertTrue(capped.contains("# pool 2 was never used in the recordings"), capped);
+
+        Forked.Result withHeadroom = Forked.cli(dir, "suggest", "--headroom", "50%", recording(7).toString());
+        assertEquals(0, withHeadroom.exit());
+        long[] p7 = peaks(recording(7));
+        assertTrue(withHeadroom.out().contains("pages: " + (long) Math.ceil(p7[1] * 1.5) + "  # peak " + p7[1]), withHeadroom.out());
+    }
+
+    @Test
+    void the_suggested_layout_runs_the_same_workload_with_no_refusal() throws Exception {
+        List<String> args = new ArrayList<>(List.of("suggest", "-o", "capped-for-rerun.yaml"));
+        for (int seed = 0; seed < RUNS; seed++) {
+            args.add(recording(seed).toString());
+        }
+        assertEquals(0, Forked.cli(dir, args.toArray(String[]::new)).exit());
+        String text = Files.readString(dir.resolve("capped-for-rerun.yaml")).replace("file: seed-0.jfr", "file: rerun.jfr");
+        Files.writeString(dir.resolve("capped-for-rerun.yaml"), text);
+        Forked.Result run = Forked.app(dir, List.of(Forked.agent(Path.of("capped-for-rerun.yaml"))), SeededWorkload.class, "7");
+        assertEquals(0, run.exit(), run.toString());
+        Forked.Result report = Forked.cli(dir, "report", "rerun.jfr");
+        assertTrue(report.out().contains("fallbacks:         0 (0 B)   refusals: 0"), report.out());
+        assertFalse(report.out().contains(" none "), "every pool is capped: " + report.out());
+    }
+
+    @Test
+    void suggest_refuses_recordings_of_different_layouts_saying_which_differ() throws Exception {
+        Files.writeString(dir.resolve("other.yaml"), GROWABLE.formatted("other").replace("page_size: 2 MiB", "page_size: 4 MiB"));
+        Forked.Result run = Forked.app(dir, List.of(Forked.agent(Path.of("other.yaml"))), SeededWorkload.class, "1");
+        assertEquals(0, run.exit(), run.toString());
+        Forked.Result r = Forked.cli(dir, "suggest", recording(1).toString(), "seed-other.jfr");
+        assertEquals(2, r.exit(), r.toString());
+        assertEquals(List.of("pools: seed-other.jfr was recorded under a different layout than " + recording(1)
+                + ": pool 1: sliced, page_size 2097152, max_slice 2097152, pages uncapped"
+                + " vs pool 1: sliced, page_size 4194304, max_slice 4194304, pages uncapped"), r.errLines());
+    }
+
+    static Stream<Arguments> badInputs() throws Exception {
+        Files.writeString(dir.resolve("empty.jfr"), "");
+        Files.writeString(dir.resolve("text.jfr"), "this is not a recording\n");
+        byte[] whole = Files.readAllBytes(dir.resolve("seed-0.jfr"));
+        Files.write(dir.resolve("truncated.jfr"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        Files.createDirectories(dir.resolve("folder.jfr"));
+        Forked.Result foreign = Forked.run(dir, List.of(Forked.java(), "-XX:StartFlightRecording:filename=foreign.jfr,settings=profile",
+                "-cp", Forked.TEST_CLASSES.toString(), "it.host.Tensors"));
+        assertTrue(Files.size(dir.resolve("foreign.jfr")) > 0, foreign.toString());
+        return Stream.of(
+                Arguments.of("empty.jfr", "empty.jfr: the file is empty (expected a JFR recording written by the pools agent)"),
+                Arguments.of("text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
+                Arguments.of("truncated.jfr", "truncated.jfr: "),
+                Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),
+                Arguments.of("missing.jfr", "missing.jfr: no such file"),
+                Arguments.of("foreign.jfr", "foreign.jfr: a JFR recording without pools events"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badInputs")
+    void every_verb_refuses_a_bad_recording_with_one_line_and_status_2(String file, String message) throws Exception {
+        for (List<String> verb : List.of(List.of("report"), List.of("report", "--json"), List.of("suggest"), List.of("html", "-o", "x.html"))) {
+            List<String> args = new ArrayList<>(verb);
+            args.add(file);
+            Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
+            assertEquals(2, r.exit(), verb + " " + r);
+            assertEquals(1, r.errLines().size(), verb + " " + r);
+            assertTrue(r.errLines().get(0).startsWith("pools: " + message), verb + " " + r.errLines());
+            assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+        }
+    }
+
+    @Test
+    void usage_errors_and_help_follow_the_exit_codes() throws Exception {
+        Forked.Result help = Forked.cli(dir, "--help");
+        assertEquals(0, help.exit());
+        assertTrue(help.out().contains("report") && help.out().contains("suggest") && help.out().contains("html")
+                && help.out().contains("check") && help.out().contains("Exit status"), help.out());
+        assertEquals(2, Forked.cli(dir, "report").exit(), "a missing argument is bad input");
+        assertEquals(2, Forked.cli(dir, "frobnicate").exit());
+        Forked.Result headroom = Forked.cli(dir, "suggest", "--headroom", "lots", recording(0).toString());
+        assertEquals(2, headroom.exit());
+        assertEquals(List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"), headroom.errLines());
+    }
+}

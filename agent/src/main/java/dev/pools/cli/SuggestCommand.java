@@ -30,9 +30,13 @@ final class SuggestCommand implements Callable<Integer> {
     @Parameters(paramLabel = "RECORDING", arity = "1..*", description = "Recordings (.jfr) of the same layout.")
     List<Path> files;
 
-    @Option(names = "--headroom", defaultValue = "0%", paramLabel = "PERCENT",
-            description = "Extra pages on top of each measured peak, e.g. 10% (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--headroom", defaultValue = "0", paramLabel = "PERCENT",
+            description = "Extra pages on top of each measured peak, in percent: 10 or 10%% (default: none).")
     String headroom;
+
+    @Option(names = "--report-file", paramLabel = "NAME",
+            description = "The report.file of the capped run, e.g. capped-%%p.jfr (default: the one recorded).")
+    String reportFile;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the layout here instead of to standard output.")
     Path output;
@@ -56,7 +60,19 @@ final class SuggestCommand implements Callable<Integer> {
         try {
             config = LayoutFile.parse(first.file + " (recorded layout)", first.layoutYaml, Layouts.GIB);
         } catch (LayoutException e) {
-            throw new BadInput(first.file + ": the recorded layout does not parse: " + e.getMessage());
+            throw new BadInput(e.getMessage());
+        }
+        if (reportFile != null) {
+            String file;
+            try {
+                // The same rules as in a layout file, applied by the same parser.
+                file = LayoutFile.parse("--report-file", "report:\n  file: '" + reportFile.replace("'", "''") + "'\n",
+                        Layouts.GIB).reportFile();
+            } catch (LayoutException e) {
+                throw new BadInput("--report-file " + e.rule().replaceFirst("^report\\.file: ", ""));
+            }
+            config = new PoolsConfig(config.source(), config.layout(), config.intercept(), config.release(),
+                    config.onExhausted(), config.poisonOnFree(), file, config.reportPeriod());
         }
         String text = new CappedLayout(config, runs, extra).write();
         try {

@@ -66,6 +66,10 @@ final class Charts {
             double[][] r = reduce(s.x(), s.y());
             StringBuilder points = new StringBuilder();
             for (int i = 0; i < r[0].length; i++) {
+                if (i > 0) {
+                    // A sample holds until the next one: draw steps, not slopes that invent values in between.
+                    points.append(fmt(px(r[0][i], maxX))).append(',').append(fmt(py(r[1][i - 1], maxY))).append(' ');
+                }
                 points.append(fmt(px(r[0][i], maxX))).append(',').append(fmt(py(r[1][i], maxY))).append(' ');
             }
             b.append("<polyline class=\"series\" data-series=\"").append(esc(s.name())).append("\" fill=\"none\" stroke=\"")
@@ -132,8 +136,8 @@ final class Charts {
         }
         for (int i = 0; i <= 4; i++) {
             double t = maxX * i / 4;
-            b.append("<text x=\"").append(fmt(px(t, maxX))).append("\" y=\"").append(y0 + 18)
-                    .append("\" font-size=\"11\" text-anchor=\"middle\">").append(fmtCount(t)).append(" s</text>\n");
+            b.append("<text x=\"").append(fmt(px(t, maxX))).append("\" y=\"").append(y0 + 18).append("\" font-size=\"11\" text-anchor=\"")
+                    .append(i == 4 ? "end" : "middle").append("\">").append(fmtCount(t)).append(" s</text>\n");
         }
     }
 

@@ -80,7 +80,8 @@ final class RecordingSummary {
         long events = 0;
         try {
             if (Files.size(file) == 0) {
-                throw new BadInput(file + ": the file is empty (expected a JFR recording written by the pools agent)");
+                throw new BadInput(file + ": the file is empty (expected a JFR recording written by the pools agent;"
+                        + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)");
             }
             if (!startsWithMagic(file)) {
                 throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");

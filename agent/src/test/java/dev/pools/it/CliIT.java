@@ -175,7 +175,8 @@ class CliIT {
                 "-cp", Forked.TEST_CLASSES.toString(), "it.host.Tensors"));
         assertTrue(Files.size(dir.resolve("foreign.jfr")) > 0, foreign.toString());
         return Stream.of(
-                Arguments.of("empty.jfr", "empty.jfr: the file is empty (expected a JFR recording written by the pools agent)"),
+                Arguments.of("empty.jfr", "empty.jfr: the file is empty (expected a JFR recording written by the pools agent;"
+                        + " a JVM killed with SIGKILL leaves it empty"),
                 Arguments.of("text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
                 Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),

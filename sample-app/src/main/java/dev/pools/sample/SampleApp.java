@@ -42,8 +42,13 @@ public final class SampleApp {
     private static final int TEST_IMAGES = 2048;
     private static final int TRAIN_BATCH = 64;
 
+    /**
+     * Arguments: the number of epochs (default 4), and {@code leak} to end with a bug on purpose:
+     * inference that keeps every batch it makes, until memory runs out (for the container tests).
+     */
     public static void main(String[] args) throws TranslateException {
         int epochs = args.length > 0 ? Integer.parseInt(args[0]) : 4;
+        boolean leak = args.length > 1 && args[1].equals("leak");
         long start = System.nanoTime();
         Engine engine = Engine.getEngine("PyTorch");
         engine.setRandomSeed(42);
@@ -62,6 +67,9 @@ public final class SampleApp {
                 train(trainer, manager, train, epochs);
                 double after = infer(trainer, manager, test, "after training");
                 inferAll(trainer, manager, test);
+                if (leak) {
+                    leak(manager, test);
+                }
                 System.out.printf(Locale.ROOT, "accuracy %.1f%% -> %.1f%%, %.1f s in all%n", before * 100, after * 100,
                         (System.nanoTime() - start) / 1e9);
             }
@@ -123,6 +131,17 @@ public final class SampleApp {
         System.out.printf(Locale.ROOT, "inference %s: %d images in %d batches of 1 to 512, accuracy %.1f%% (%.0f ms)%n", when,
                 data.count, batches, accuracy * 100, (System.nanoTime() - t0) / 1e6);
         return accuracy;
+    }
+
+    /** A leak on purpose: batches that are made and never closed, 6 MiB more every round. */
+    private static void leak(NDManager manager, Digits data) {
+        ArrayDeque<Prepared> kept = new ArrayDeque<>();
+        for (int round = 1; ; round++) {
+            for (int from = 0; from < data.count; from += 512) {
+                kept.add(Prepared.of(manager, data.images(from, from + 512), data.labels(from, from + 512), 512));
+            }
+            System.out.printf(Locale.ROOT, "leak: %d batches kept, %d MiB%n", kept.size(), round * 6L * data.count / 2048);
+        }
     }
 
     /** The whole test set as one batch: one large tensor. */

@@ -114,7 +114,7 @@ public final class PoolsAgent {
 
         @Override
         public void run() {
-            runtime.allocator().shutdown();
+            runtime.shutdown();
             if (runtime.config().reportFile() != null && !Recorder.started()) {
                 AgentLog.info("the JVM ended before the recording started; no recording was written");
             }

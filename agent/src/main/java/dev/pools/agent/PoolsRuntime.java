@@ -10,7 +10,10 @@ import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolSpec;
+import dev.pools.layout.FileNames;
+import java.io.IOException;
 import java.nio.Buffer;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -44,15 +47,27 @@ public final class PoolsRuntime {
     private volatile PoolsConfig startLayout;
     private volatile InstalledLayout installed;
     private volatile AllocationListener refusals = AllocationListener.NONE;
+    private final TraceWriter trace;
 
-    PoolsRuntime(PoolsConfig config, long defaultMaxPageSize) throws LayoutException {
+    PoolsRuntime(PoolsConfig config, long defaultMaxPageSize) throws LayoutException, IOException {
         this.config = config;
         this.defaultMaxPageSize = defaultMaxPageSize;
         List<PoolSpec> specs = Layouts.compile(config.layout(), defaultMaxPageSize);
+        CallSites sites = new CallSites();
+        this.trace = config.report().trace() == null ? null
+                : new TraceWriter(Path.of(FileNames.expand(config.report().trace())), sites);
         PoolAllocator.Options options = new PoolAllocator.Options(config.poisonOnFree(),
-                config.onExhausted() == PoolsConfig.OnExhausted.FAIL);
-        this.allocator = new PoolAllocator(specs, options, new ForwardRefusals(), new CallSites());
+                config.onExhausted() == PoolsConfig.OnExhausted.FAIL, trace);
+        this.allocator = new PoolAllocator(specs, options, new ForwardRefusals(), sites);
         this.startLayout = config;
+    }
+
+    /** Ends the JVM's part: installs are refused from now on, and the trace is written out. */
+    void shutdown() {
+        allocator.shutdown();
+        if (trace != null) {
+            trace.close();
+        }
     }
 
     /** Hands refusals to whoever listens now (the recording starts after the pools). */
@@ -153,8 +168,7 @@ public final class PoolsRuntime {
             throw InstallMemoryPoolsException.invalidLayout(e.getMessage());
         }
         allocator.install(specs);
-        PoolsConfig now = new PoolsConfig(config.source(), layout, config.intercept(), config.release(), config.onExhausted(),
-                config.poisonOnFree(), config.reportFile(), config.reportPeriod());
+        PoolsConfig now = config.withLayout(layout);
         installed = new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
         for (InstallListener l : listeners) {
             try {

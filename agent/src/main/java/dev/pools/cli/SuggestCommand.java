@@ -71,8 +71,7 @@ final class SuggestCommand implements Callable<Integer> {
             } catch (LayoutException e) {
                 throw new BadInput("--report-file " + e.rule().replaceFirst("^report\\.file: ", ""));
             }
-            config = new PoolsConfig(config.source(), config.layout(), config.intercept(), config.release(),
-                    config.onExhausted(), config.poisonOnFree(), file, config.reportPeriod());
+            config = config.withReport(new PoolsConfig.Report(file, config.reportPeriod(), config.report().trace()));
         }
         String text = new CappedLayout(config, runs, extra).write();
         try {

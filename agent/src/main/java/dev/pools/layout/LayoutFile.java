@@ -45,7 +45,7 @@ public final class LayoutFile {
     static final List<String> LAYOUT_KEYS = List.of("layout", "pools", "max_page_size");
     static final List<String> POOL_KEYS = List.of("page_size", "max_slice", "pages");
     static final List<String> INTERCEPT_KEYS = List.of("packages");
-    static final List<String> REPORT_KEYS = List.of("file", "period");
+    static final List<String> REPORT_KEYS = List.of("file", "period", "trace");
     static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "sub-slices", "exclusive-pages");
 
     private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
@@ -150,16 +150,20 @@ public final class LayoutFile {
         boolean poison = top.containsKey("poison_on_free") ? bool(top.get("poison_on_free"), "poison_on_free") : d.poisonOnFree();
         String file = d.reportFile();
         Duration period = d.reportPeriod();
+        String trace = null;
         if (top.containsKey("report")) {
             Map<String, Node> m = mapping(top.get("report"), "report.", "report", REPORT_KEYS);
             if (m.containsKey("file")) {
-                file = reportFile(m.get("file"));
+                file = fileName(m.get("file"), "report.file", "pools-%p.jfr");
             }
             if (m.containsKey("period")) {
                 period = duration(m.get("period"), "report.period");
             }
+            if (m.containsKey("trace")) {
+                trace = fileName(m.get("trace"), "report.trace", "trace-%p.txt");
+            }
         }
-        return new PoolsConfig(source, layout, intercept, release, onExhausted, poison, file, period);
+        return new PoolsConfig(source, layout, intercept, release, onExhausted, poison, new PoolsConfig.Report(file, period, trace));
     }
 
     private MemoryPoolLayout layout(String kind, Map<String, Node> top) throws LayoutException {
@@ -346,16 +350,17 @@ public final class LayoutFile {
         return out;
     }
 
-    private String reportFile(Node node) throws LayoutException {
-        String f = scalar(node, "report.file", "a file name, or none").getValue().trim();
+    /** A file name pattern ({@code %p}, {@code %t}), or {@code none} (null). */
+    private String fileName(Node node, String key, String example) throws LayoutException {
+        String f = scalar(node, key, "a file name, or none").getValue().trim();
         if (f.isEmpty()) {
-            throw error(node, "report.file is empty (expected a file name such as pools-%p.jfr, or none)");
+            throw error(node, key + " is empty (expected a file name such as " + example + ", or none)");
         }
         if (f.equals(PoolsConfig.NO_REPORT)) {
             return null;
         }
         if (!REPORT_FILE.matcher(f).matches()) {
-            throw error(node, "report.file: '" + f + "' has an unknown placeholder (expected %p for the process id, %t for the start time)");
+            throw error(node, key + ": '" + f + "' has an unknown placeholder (expected %p for the process id, %t for the start time)");
         }
         return f;
     }

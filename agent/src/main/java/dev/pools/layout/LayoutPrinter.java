@@ -33,6 +33,9 @@ public final class LayoutPrinter {
         b.append("report:\n");
         b.append("  file: ").append(c.reportFile() == null ? PoolsConfig.NO_REPORT : c.reportFile()).append('\n');
         b.append("  period: ").append(Quantities.duration(c.reportPeriod())).append('\n');
+        if (c.report().trace() != null) {
+            b.append("  trace: ").append(c.report().trace()).append('\n');
+        }
         return b.toString();
     }
 

@@ -14,11 +14,10 @@ import java.util.Locale;
  * @param release      when a slice goes back
  * @param onExhausted  what happens to a request no pool can serve
  * @param poisonOnFree fill released slices with a pattern
- * @param reportFile   the recording's file name pattern ({@code %p}, {@code %t}); null: no recording
- * @param reportPeriod timeline resolution; zero: only at the end
+ * @param report       the recording, and the allocation trace
  */
 public record PoolsConfig(String source, MemoryPoolLayout layout, List<String> intercept, Release release,
-                          OnExhausted onExhausted, boolean poisonOnFree, String reportFile, Duration reportPeriod) {
+                          OnExhausted onExhausted, boolean poisonOnFree, Report report) {
 
     public static final List<String> DEFAULT_INTERCEPT = List.of("ai.djl", "ai.onnxruntime");
     public static final String DEFAULT_REPORT_FILE = "pools-%p.jfr";
@@ -30,10 +29,39 @@ public record PoolsConfig(String source, MemoryPoolLayout layout, List<String> i
         intercept = List.copyOf(intercept);
     }
 
+    /**
+     * The {@code report} keys.
+     *
+     * @param file   the recording's file name pattern ({@code %p}, {@code %t}); null: no recording
+     * @param period timeline resolution; zero: only at the end
+     * @param trace  where to write every allocation and release, for replaying offline; null: nowhere
+     */
+    public record Report(String file, Duration period, String trace) {
+    }
+
     /** What the agent runs with when it is given no file. */
     public static PoolsConfig defaults() {
         return new PoolsConfig("(default)", new MemoryPoolLayout.SubSlices(), DEFAULT_INTERCEPT, Release.GC,
-                OnExhausted.FALLBACK, false, DEFAULT_REPORT_FILE, DEFAULT_REPORT_PERIOD);
+                OnExhausted.FALLBACK, false, new Report(DEFAULT_REPORT_FILE, DEFAULT_REPORT_PERIOD, null));
+    }
+
+    /** The same settings with another layout. */
+    public PoolsConfig withLayout(MemoryPoolLayout other) {
+        return new PoolsConfig(source, other, intercept, release, onExhausted, poisonOnFree, report);
+    }
+
+    /** The same settings with another recording. */
+    public PoolsConfig withReport(Report other) {
+        return new PoolsConfig(source, layout, intercept, release, onExhausted, poisonOnFree, other);
+    }
+
+    /** The recording's file name pattern; null: no recording. */
+    public String reportFile() {
+        return report.file();
+    }
+
+    public Duration reportPeriod() {
+        return report.period();
     }
 
     /** When a slice goes back to its pool (POOLS.md §4, HOSTS.md §3). */

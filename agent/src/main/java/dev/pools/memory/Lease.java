@@ -35,6 +35,8 @@ final class Lease extends PhantomReference<Anchor> {
     final int size;
     /** Call site that asked for it, see {@link CallSites}. */
     final int site;
+    /** The id an {@link AllocationTrace} gave this allocation; 0 when no trace runs. */
+    long traceId;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 

@@ -44,8 +44,16 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         return new DirectPool(owner, index, (PoolSpec.Direct) spec);
     }
 
-    /** Whether this pool takes a request of {@code size} bytes at all (its size class). */
+    /** Whether this pool takes a request of {@code size} bytes by its size class. */
     abstract boolean accepts(int size);
+
+    /**
+     * Whether this pool takes {@code size} bytes as a last resort, when no pool takes it by size
+     * class: an uncapped sliced pool's near-page rule. False for every other pool.
+     */
+    boolean acceptsAsLastResort(int size) {
+        return false;
+    }
 
     /**
      * Reserves room for {@code size > 0} bytes and returns the anchor of its lease; null when this pool cannot serve

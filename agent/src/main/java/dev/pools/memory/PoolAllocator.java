@@ -45,9 +45,17 @@ public final class PoolAllocator {
         startReleaser();
     }
 
-    /** How the allocator treats exhaustion and released memory. */
-    public record Options(boolean poisonOnFree, boolean failWhenExhausted) {
+    /**
+     * How the allocator treats exhaustion and released memory.
+     *
+     * @param trace where every allocation and release is written, or null
+     */
+    public record Options(boolean poisonOnFree, boolean failWhenExhausted, AllocationTrace trace) {
         public static final Options DEFAULT = new Options(false, false);
+
+        public Options(boolean poisonOnFree, boolean failWhenExhausted) {
+            this(poisonOnFree, failWhenExhausted, null);
+        }
     }
 
     private final Options options;
@@ -112,6 +120,9 @@ public final class PoolAllocator {
             NativeAccess.fill(lease.address, size, (byte) 0);
         }
         sites.served(site, size);
+        if (options.trace != null) {
+            lease.traceId = options.trace.allocated(size, site);
+        }
         return NativeAccess.newBuffer(lease.address, size, anchor);
     }
 
@@ -158,6 +169,9 @@ public final class PoolAllocator {
         fallbackAllocs.increment();
         fallbackBytes.add(size);
         sites.fellBack(site, size);
+        if (options.trace != null) {
+            options.trace.fellBack(size, site);
+        }
         return ByteBuffer.allocateDirect(size);
     }
 
@@ -186,6 +200,9 @@ public final class PoolAllocator {
         NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
         lease.pool.free(lease);
         sites.released(lease.site, lease.size);
+        if (options.trace != null) {
+            options.trace.released(lease.traceId);
+        }
         if (!explicit) {
             collectorReleases.increment();
         }

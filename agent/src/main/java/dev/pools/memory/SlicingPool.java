@@ -34,7 +34,7 @@ import java.util.Arrays;
  * of its own. Empty pages stay until {@link #releaseEmptyPages()} (an explicit cleanup).
  *
  * <p><b>Accepts</b> {@code s <= min(maxSlice, pageSize)}; an uncapped pool also takes a size that
- * would leave less than a fifth of a page unused.
+ * would leave less than a fifth of a page unused, but only as a last resort (see {@link PoolSet}).
  */
 final class SlicingPool extends Pool {
 
@@ -74,10 +74,12 @@ final class SlicingPool extends Pool {
 
     @Override
     boolean accepts(int size) {
-        if (size <= maxSlice) {
-            return true;
-        }
-        return !capped && size <= pageSize && (long) (pageSize - size) * 5 < pageSize;
+        return size <= maxSlice;
+    }
+
+    @Override
+    boolean acceptsAsLastResort(int size) {
+        return !capped && size > maxSlice && size <= pageSize && (long) (pageSize - size) * 5 < pageSize;
     }
 
     @Override

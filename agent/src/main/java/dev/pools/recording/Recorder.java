@@ -1,6 +1,7 @@
 package dev.pools.recording;
 
 import dev.pools.agent.PoolsRuntime;
+import dev.pools.layout.FileNames;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
@@ -9,9 +10,6 @@ import dev.pools.memory.Sizes;
 import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
@@ -26,8 +24,6 @@ import jdk.jfr.Recording;
  * events and is written to {@code report.file} when the JVM exits.
  */
 public final class Recorder {
-
-    private static final DateTimeFormatter START_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
 
     private static volatile boolean started;
 
@@ -64,7 +60,7 @@ public final class Recorder {
         recording.enable(CallSiteEvent.class);
         recording.enable(RequestSizesEvent.class);
         recording.setToDisk(true);
-        recording.setDestination(Path.of(expand(config.reportFile(), ProcessHandle.current().pid(), startTime())));
+        recording.setDestination(Path.of(FileNames.expand(config.reportFile())));
         recording.start();
         started = true;
         CallSites sites = runtime.sites();
@@ -85,25 +81,6 @@ public final class Recorder {
             e.source = layout.source().name().toLowerCase(java.util.Locale.ROOT);
             e.commit();
         });
-    }
-
-    /** {@code %p}: the process id; {@code %t}: the JVM's start time, {@code yyyyMMdd-HHmmss}; {@code %%}: a percent sign. */
-    static String expand(String pattern, long pid, Instant start) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < pattern.length(); i++) {
-            char c = pattern.charAt(i);
-            if (c == '%' && i + 1 < pattern.length()) {
-                char k = pattern.charAt(++i);
-                b.append(k == 'p' ? String.valueOf(pid) : k == 't' ? START_TIME.format(start) : String.valueOf(k));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
-    }
-
-    private static Instant startTime() {
-        return ProcessHandle.current().info().startInstant().orElseGet(Instant::now);
     }
 
     static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {

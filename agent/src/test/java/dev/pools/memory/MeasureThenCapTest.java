@@ -37,20 +37,21 @@ class MeasureThenCapTest {
     }
 
     /**
-     * Sizes for three pools that stay out of the near-page band of the pools before them: a
-     * request in that band goes to an uncapped pool but not to a capped one (POOLS.md §3).
+     * Sizes for three pools, including those in the near-page band of the earlier pools (above 51.2
+     * KiB for pool 0, above 409.6 KiB for pool 1): the later pools take them by size class, whether
+     * the layout is capped or not.
      */
     static int size(Random random) {
         switch (random.nextInt(3)) {
             case 0: return 1 + random.nextInt(4 * KIB);
-            case 1: return 4 * KIB + 1 + random.nextInt(46 * KIB);     // up to 50 KiB: pool 0's band is above 51.2 KiB
-            default: return 64 * KIB + 1 + random.nextInt(192 * KIB);  // pool 1's band is above 409.6 KiB
+            case 1: return 4 * KIB + 1 + random.nextInt(60 * KIB);
+            default: return 64 * KIB + 1 + random.nextInt(192 * KIB);
         }
     }
 
     static List<PoolSpec> layout(long cap0, long cap1, long cap2) {
         return List.of(new PoolSpec.Sliced(64 * KIB, 4 * KIB, cap0), new PoolSpec.Sliced(512 * KIB, 64 * KIB, cap1),
-                new PoolSpec.Sliced(2 * MIB, 256 * KIB, cap2));
+                new PoolSpec.Sliced(2 * MIB, 512 * KIB, cap2));
     }
 
     /** Runs the script; returns the pool each allocation landed in (-1: refused). */

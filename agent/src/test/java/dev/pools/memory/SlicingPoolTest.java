@@ -89,15 +89,25 @@ class SlicingPoolTest {
         SlicingPool uncapped = new SlicingPool(null, 0, sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED));
         SlicingPool capped = new SlicingPool(null, 0, sliced(MIB, 64 * KIB, 4));
         assertTrue(uncapped.accepts(64 * KIB));
-        assertFalse(uncapped.accepts(64 * KIB + 1));
-        assertTrue(uncapped.accepts(900 * KIB), "leaves 124 KiB, under a fifth of 1 MiB");
-        assertFalse(uncapped.accepts(800 * KIB), "leaves 224 KiB, over a fifth");
-        assertTrue(uncapped.accepts(820 * KIB), "leaves 204 KiB: (1024-820)*5 = 1020 < 1024");
-        assertFalse(uncapped.accepts(819 * KIB), "leaves 205 KiB: (1024-819)*5 = 1025 >= 1024");
-        assertTrue(uncapped.accepts(MIB));
-        assertFalse(uncapped.accepts(MIB + 1));
-        assertFalse(capped.accepts(900 * KIB), "a capped pool keeps page-sized strays out of its budget");
+        assertFalse(uncapped.accepts(64 * KIB + 1) || uncapped.acceptsAsLastResort(64 * KIB + 1));
+        assertTrue(uncapped.acceptsAsLastResort(900 * KIB), "leaves 124 KiB, under a fifth of 1 MiB");
+        assertFalse(uncapped.acceptsAsLastResort(800 * KIB), "leaves 224 KiB, over a fifth");
+        assertTrue(uncapped.acceptsAsLastResort(820 * KIB), "leaves 204 KiB: (1024-820)*5 = 1020 < 1024");
+        assertFalse(uncapped.acceptsAsLastResort(819 * KIB), "leaves 205 KiB: (1024-819)*5 = 1025 >= 1024");
+        assertTrue(uncapped.acceptsAsLastResort(MIB));
+        assertFalse(uncapped.acceptsAsLastResort(MIB + 1));
+        assertFalse(capped.accepts(900 * KIB) || capped.acceptsAsLastResort(900 * KIB),
+                "a capped pool keeps page-sized strays out of its budget");
         assertTrue(capped.accepts(64 * KIB));
+    }
+
+    @Test
+    void a_near_page_size_goes_to_a_later_pool_that_takes_it_and_to_the_near_page_pool_only_as_a_last_resort() {
+        PoolAllocator both = failing(sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 2 * MIB, PoolSpec.UNCAPPED));
+        assertEquals(1, at(both, both.allocate(900 * KIB, 0))[0], "the second pool takes 900 KiB by its size class");
+        PoolAllocator alone = failing(sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 512 * KIB, PoolSpec.UNCAPPED));
+        assertEquals(0, at(alone, alone.allocate(900 * KIB, 0))[0], "no pool takes 900 KiB by size: the near-page rule does");
+        assertEquals(1, alone.reports().get(0).pages());
     }
 
     @Test

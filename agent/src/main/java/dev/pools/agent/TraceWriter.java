@@ -1,0 +1,73 @@
+package dev.pools.agent;
+
+import dev.pools.memory.AllocationTrace;
+import dev.pools.memory.CallSites;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code report.trace}: every allocation and release as a line of text, in the order they happened,
+ * for replaying a workload offline against other layouts.
+ *
+ * <pre>
+ *   # pools trace v1
+ *   a 1 4096 ai.djl.pytorch.engine.PtNDManager#allocateDirect     allocation 1, 4096 bytes, from that site
+ *   r 1                                                            allocation 1 released
+ *   f 3145728 it.host.Tensors#allocate                             served by the JDK: no pool could
+ * </pre>
+ *
+ * Writes are serialized; tracing is for measuring runs, not for production.
+ */
+final class TraceWriter implements AllocationTrace {
+
+    private final BufferedWriter out;
+    private final CallSites sites;
+    private long next;
+    private boolean failed;
+
+    TraceWriter(Path file, CallSites sites) throws IOException {
+        this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        this.sites = sites;
+        out.write("# pools trace v1\n");
+    }
+
+    @Override
+    public synchronized long allocated(int size, int site) {
+        long id = ++next;
+        write("a " + id + " " + size + " " + sites.name(site) + "\n");
+        return id;
+    }
+
+    @Override
+    public synchronized void released(long id) {
+        write("r " + id + "\n");
+    }
+
+    @Override
+    public synchronized void fellBack(int size, int site) {
+        write("f " + size + " " + sites.name(site) + "\n");
+    }
+
+    private void write(String line) {
+        if (failed) {
+            return;
+        }
+        try {
+            out.write(line);
+        } catch (IOException e) {
+            failed = true;
+            AgentLog.once("trace", "writing the allocation trace failed; it stops here: " + e);
+        }
+    }
+
+    synchronized void close() {
+        try {
+            out.close();
+        } catch (IOException e) {
+            AgentLog.once("trace", "closing the allocation trace failed: " + e);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package dev.pools.memory;
+
+/**
+ * Every allocation and release, in order, for replaying a workload offline under other layouts.
+ * Called on the allocating and releasing threads; implementations are thread-safe and never throw.
+ */
+public interface AllocationTrace {
+
+    /** A pool served {@code size} bytes for {@code site}; returns the id its release will name. */
+    long allocated(int size, int site);
+
+    /** The allocation {@code id} was released. */
+    void released(long id);
+
+    /** No pool could serve {@code size} bytes; the JDK did. */
+    void fellBack(int size, int site);
+}

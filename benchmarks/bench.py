@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""B3, B4 and B5 of BENCHMARKS.md: whole JVMs, timed from outside, variants alternated run by run.
+
+    bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
+    bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
+    bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
+
+Each prints a table (median, min-max spread, ratio to the peer) and writes the raw runs as JSON
+under benchmarks/results/. Run from the repository root after `mvn -B install -DskipTests`.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+POOLS = ROOT / "agent/target/pools.jar"
+APP = ROOT / "sample-app/target/sample-app.jar"
+BENCH = ROOT / "benchmarks/target"
+RESULTS = ROOT / "benchmarks/results"
+WORK = BENCH / "work"
+JAVA = shutil.which("java")
+JAVA_HOME = Path(os.path.realpath(JAVA)).parent.parent
+JFR = JAVA_HOME / "bin/jfr"
+DJL = ["-Dai.djl.offline=true", "--enable-native-access=ALL-UNNAMED"]
+BENCH_CP = str(BENCH / "classes")
+
+
+def java_version():
+    out = subprocess.run([JAVA, "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+    return out
+
+
+def run(cmd, first_line=None, cwd=WORK):
+    """Runs cmd; returns (seconds, seconds to the first stdout line containing first_line, stdout, stderr, max RSS KiB)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(["/usr/bin/time", "-f", "maxrss %M"] + cmd, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    first = None
+    out = []
+    for line in p.stdout:
+        out.append(line)
+        if first is None and first_line and first_line in line:
+            first = time.perf_counter() - start
+    err = p.stderr.read()
+    p.wait()
+    elapsed = time.perf_counter() - start
+    if p.returncode != 0:
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{''.join(out)}\n{err}")
+    rss = int([l for l in err.splitlines() if l.startswith("maxrss ")][-1].split()[1])
+    return elapsed, first, "".join(out), err, rss
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
+
+
+def table(title, rows, unit, peer):
+    print(f"\n{title} ({java_version()}, {len(rows[0][1])} runs each, alternated)")
+    base = statistics.median(dict(rows)[peer])
+    print(f"  {'variant':52} {'median':>10} {'min':>10} {'max':>10} {'ratio':>7}")
+    for name, values in rows:
+        m = statistics.median(values)
+        print(f"  {name:52} {m:10.3f} {min(values):10.3f} {max(values):10.3f} {m / base:7.3f}   {unit}")
+
+
+def save(name, data):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    data["java"] = java_version()
+    data["date"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
+def fresh_work():
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+
+
+def b3(runs):
+    fresh_work()
+    meter = f"-javaagent:{BENCH / 'benchmarks-direct-memory-peak.jar'}"
+    capped = ROOT / "sample-app/layouts/capped.yaml"
+    variants = {
+        "without the agent": [JAVA, meter] + DJL + ["-jar", str(APP)],
+        "with pools.jar (sample-app/layouts/capped.yaml)": [JAVA, meter, f"-javaagent:{POOLS}={capped}"] + DJL + ["-jar", str(APP)],
+    }
+    wall = {k: [] for k in variants}
+    direct = {k: [] for k in variants}
+    rss = {k: [] for k in variants}
+    run(variants["without the agent"])  # extracts the natives once, outside the measurement
+    for i in range(runs):
+        for name, cmd in variants.items():
+            seconds, _, out, err, maxrss = run(cmd)
+            wall[name].append(seconds)
+            direct[name].append(int([l for l in err.splitlines() if l.startswith("direct-peak ")][-1].split()[1]) / 2**20)
+            rss[name].append(maxrss / 1024)
+    table("B3: sample app wall time", list(wall.items()), "s", "without the agent")
+    table("B3: sample app peak direct memory (JDK 'direct' pool, sampled every ms)", list(direct.items()), "MiB", "without the agent")
+    table("B3: sample app peak RSS", list(rss.items()), "MiB", "without the agent")
+    save("b3", {"wall_s": {k: summary(v) for k, v in wall.items()}, "direct_peak_mib": {k: summary(v) for k, v in direct.items()},
+                "rss_peak_mib": {k: summary(v) for k, v in rss.items()}})
+
+
+def b4(runs):
+    fresh_work()
+    empty = f"-javaagent:{BENCH / 'benchmarks-empty-agent.jar'}"
+    (WORK / "file.yaml").write_text("layout: sub-slices\nreport:\n  file: none\n")
+    hello = {
+        "hello world, no agent": [JAVA, "-cp", BENCH_CP, "dev.pools.bench.Hello"],
+        "hello world, empty agent": [JAVA, empty, "-cp", BENCH_CP, "dev.pools.bench.Hello"],
+        "hello world, pools.jar (no file: sub-slices, recording on)": [JAVA, f"-javaagent:{POOLS}", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
+        "hello world, pools.jar=file.yaml (recording off)": [JAVA, f"-javaagent:{POOLS}=file.yaml", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
+    }
+    capped = ROOT / "sample-app/layouts/capped.yaml"
+    sample = {
+        "sample app, no agent": [JAVA] + DJL + ["-jar", str(APP)],
+        "sample app, empty agent": [JAVA, empty] + DJL + ["-jar", str(APP)],
+        "sample app, pools.jar (capped.yaml)": [JAVA, f"-javaagent:{POOLS}={capped}"] + DJL + ["-jar", str(APP)],
+    }
+    run(sample["sample app, no agent"])
+    times = {k: [] for k in hello}
+    first = {k: [] for k in sample}
+    for i in range(runs):
+        for name, cmd in hello.items():
+            times[name].append(run(cmd)[0] * 1000)
+    for i in range(max(3, runs // 2)):
+        for name, cmd in sample.items():
+            first[name].append(run(cmd, first_line="inference before training")[1])
+    table("B4: hello world, whole JVM", list(times.items()), "ms", "hello world, no agent")
+    table("B4: sample app, time to its first result", list(first.items()), "s", "sample app, no agent")
+    save("b4", {"hello_ms": {k: summary(v) for k, v in times.items()}, "sample_first_result_s": {k: summary(v) for k, v in first.items()}})
+
+
+def record(name, seconds, period_ms):
+    layout = WORK / f"{name}.yaml"
+    layout.write_text(f"""layout: sliced
+pools:
+  - page_size: 256 KiB
+    max_slice: 64 KiB
+  - page_size: 4 MiB
+    max_slice: 1 MiB
+intercept:
+  packages: [bench.host]
+report:
+  file: {name}.jfr
+  period: {period_ms} ms
+""")
+    run([JAVA, f"-javaagent:{POOLS}={layout}", "-cp", BENCH_CP, "dev.pools.bench.SteadyWorkload", str(seconds)])
+    return WORK / f"{name}.jfr"
+
+
+def b5(runs, hour=None):
+    fresh_work()
+    if hour is None:
+        # As many batches of reports as one hour at 1 s (3600), written in 36 s at 10 ms.
+        hour = record("hour", 36, 10)
+    eight = [record(f"run{i}", 10, 100) for i in range(8)]
+    variants = {
+        "report, one-hour recording": [JAVA, "-jar", str(POOLS), "report", str(hour)],
+        "suggest, one-hour recording": [JAVA, "-jar", str(POOLS), "suggest", str(hour)],
+        "jfr summary, one-hour recording": [str(JFR), "summary", str(hour)],
+        "report, 8 recordings": [JAVA, "-jar", str(POOLS), "report"] + [str(e) for e in eight],
+        "suggest, 8 recordings": [JAVA, "-jar", str(POOLS), "suggest"] + [str(e) for e in eight],
+    }
+    times = {k: [] for k in variants}
+    for i in range(runs):
+        for name, cmd in variants.items():
+            times[name].append(run(cmd)[0])
+    events = subprocess.run([str(JFR), "summary", str(hour)], capture_output=True, text=True).stdout
+    reports = [l for l in events.splitlines() if "pools.PoolReport" in l]
+    print(f"\none-hour recording: {hour} ({hour.stat().st_size} bytes); {reports[0].strip() if reports else ''}")
+    table("B5: offline CLI, whole JVM", list(times.items()), "s", "jfr summary, one-hour recording")
+    save("b5", {"recording": str(hour), "bytes": hour.stat().st_size, "seconds": {k: summary(v) for k, v in times.items()}})
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    if what == "b3":
+        b3(n)
+    elif what == "b4":
+        b4(n)
+    elif what == "b5":
+        b5(n, Path(sys.argv[3]) if len(sys.argv) > 3 else None)
+    else:
+        raise SystemExit(__doc__)

@@ -186,8 +186,9 @@ final class SuggestCommand implements Callable<Integer> {
                 }
                 if (largest > p.maxSlice()) {
                     b.append("  # pool ").append(p.index()).append(" also took requests above its max_slice, up to ")
-                            .append(Sizes.human(largest)).append(", because it had no cap (a request that leaves under a fifth of a")
-                            .append(" page takes a page of its own); capped, such requests go to the next pool that takes them\n");
+                            .append(Sizes.human(largest)).append(", by the near-page rule of uncapped pools: no pool takes them by")
+                            .append(" size. Capped, they find no pool; to keep them, raise max_slice or add a pool for them, and")
+                            .append(" measure again\n");
                 }
                 pool(p.pageSize(), p.maxSlice(), peak, largest);
             }

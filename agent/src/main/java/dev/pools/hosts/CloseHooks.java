@@ -83,7 +83,7 @@ public final class CloseHooks {
             }
             String missing = missing(type, h);
             if (missing != null) {
-                AgentLog.once("close-hook:" + className + h.advice.getSimpleName(), "release: close is not available for " + name
+                AgentLog.once("close-hook:" + className, "release: close is not available for " + name
                         + " (" + missing + "); its buffers are released by the collector");
                 continue;
             }

@@ -71,18 +71,13 @@ final class DirectPool extends Pool {
     }
 
     @Override
-    void free(Lease lease) {
+    void freeLocked(Lease lease) {
         Held held = (Held) lease.slot;
         NativeAccess.Block block = held.block;
-        lock.lock();
-        try {
-            assert held.lease == lease : "releasing a block that is not this lease's";
-            held.lease = null;
-            returned(lease.size);
-            freeBySize.computeIfAbsent(block.size, k -> new ArrayDeque<>()).addLast(block);
-        } finally {
-            lock.unlock();
-        }
+        assert held.lease == lease : "releasing a block that is not this lease's";
+        held.lease = null;
+        returned(lease.size);
+        freeBySize.computeIfAbsent(block.size, k -> new ArrayDeque<>()).addLast(block);
     }
 
     @Override

@@ -138,21 +138,16 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    void free(Lease lease) {
+    void freeLocked(Lease lease) {
         Page page = (Page) lease.slot;
-        lock.lock();
-        try {
-            assert page.lease == lease : "releasing a page that is not this lease's";
-            page.lease = null;
-            returned(lease.size);
-            int at = freePages.size();
-            while (at > 0 && freePages.get(at - 1).order > page.order) {
-                at--;
-            }
-            freePages.add(at, page);
-        } finally {
-            lock.unlock();
+        assert page.lease == lease : "releasing a page that is not this lease's";
+        page.lease = null;
+        returned(lease.size);
+        int at = freePages.size();
+        while (at > 0 && freePages.get(at - 1).order > page.order) {
+            at--;
         }
+        freePages.add(at, page);
     }
 
     @Override

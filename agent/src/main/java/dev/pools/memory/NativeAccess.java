@@ -44,9 +44,12 @@ final class NativeAccess {
     private static final MethodHandle ATTACHMENT;   // (Object directBuffer) Object
     private static final MethodHandle ADDRESS;      // (Object directBuffer) long
     private static final MethodHandle SET_MEMORY;   // (long address, long bytes, byte value) void
+    private static final MethodHandle PUT_LONG;     // (long address, long value) void: an intrinsic, unlike setMemory on JDK 17
     private static final MethodHandle FREE_BUFFER;  // (ByteBuffer page) void
     private static final Class<?> DIRECT_BUFFER;
     private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
+    private static final java.util.concurrent.atomic.AtomicLong DIRECT_RESERVED; // java.nio.Bits.RESERVED_MEMORY, may be null
+    private static final long DIRECT_MAX = maxDirectMemory();
     private static final Throwable FAILURE;
     private static volatile String lastRefusal;
 
@@ -55,9 +58,11 @@ final class NativeAccess {
         MethodHandle attachment = null;
         MethodHandle address = null;
         MethodHandle setMemory = null;
+        MethodHandle putLong = null;
         MethodHandle freeBuffer = null;
         Class<?> directBuffer = null;
         MethodHandle waitForReferences = null;
+        java.util.concurrent.atomic.AtomicLong directReserved = null;
         Throwable failure = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -76,17 +81,22 @@ final class NativeAccess {
             Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass)).invoke();
             setMemory = lookup.findVirtual(unsafeClass, "setMemory",
                     MethodType.methodType(void.class, long.class, long.class, byte.class)).bindTo(unsafe);
+            putLong = lookup.findVirtual(unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
+                    .bindTo(unsafe);
             freeBuffer = lookup.findVirtual(unsafeClass, "invokeCleaner",
                     MethodType.methodType(void.class, ByteBuffer.class)).bindTo(unsafe);
             waitForReferences = referenceProcessingWaiter(lookup);
+            directReserved = directReserved();
         } catch (Throwable t) {
             failure = t;
         }
         WAIT_FOR_REFERENCES = waitForReferences;
+        DIRECT_RESERVED = directReserved;
         NEW_BUFFER = newBuffer;
         ATTACHMENT = attachment;
         ADDRESS = address;
         SET_MEMORY = setMemory;
+        PUT_LONG = putLong;
         FREE_BUFFER = freeBuffer;
         DIRECT_BUFFER = directBuffer;
         FAILURE = failure;
@@ -114,6 +124,17 @@ final class NativeAccess {
             Object refAccess = lookup.findStatic(secrets, "getJavaLangRefAccess", MethodType.methodType(access)).invoke();
             return lookup.findVirtual(access, "waitForReferenceProcessing", MethodType.methodType(boolean.class)).bindTo(refAccess);
         } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** The JDK's count of direct memory reserved, to refuse a page before the JDK's own slow refusal; null if out of reach. */
+    private static java.util.concurrent.atomic.AtomicLong directReserved() {
+        try {
+            java.lang.reflect.Field f = Class.forName("java.nio.Bits").getDeclaredField("RESERVED_MEMORY");
+            f.setAccessible(true);
+            return (java.util.concurrent.atomic.AtomicLong) f.get(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
     }
@@ -209,12 +230,23 @@ final class NativeAccess {
         }
     }
 
+    /** Below this many bytes, filling word by word beats the call into {@code setMemory}. */
+    private static final int SMALL_FILL = 512;
+
+    /**
+     * Fills {@code bytes} bytes at {@code address}, rounded up to a multiple of 8: callers fill
+     * slices, whose effective size is a multiple of the alignment, so the rounding stays inside.
+     */
     static void fill(long address, long bytes, byte value) {
-        if (bytes == 0) {
-            return;
-        }
         try {
-            SET_MEMORY.invokeExact(address, bytes, value);
+            if (bytes <= SMALL_FILL) {
+                long word = (value & 0xFFL) * 0x0101010101010101L;
+                for (long at = address, end = address + bytes; at < end; at += 8) {
+                    PUT_LONG.invokeExact(at, word);
+                }
+            } else {
+                SET_MEMORY.invokeExact(address, bytes, value);
+            }
         } catch (Throwable t) {
             throw new IllegalStateException("cannot fill memory", t);
         }
@@ -225,6 +257,13 @@ final class NativeAccess {
      * aligned to {@link #ALIGNMENT}; null when the JDK refuses the memory.
      */
     static Block allocateBlock(int bytes) {
+        // At the direct memory limit the JDK collects and sleeps for up to half a second before it
+        // refuses; the pools' own exhaustion path (release what is queued, then collect) does better.
+        if (DIRECT_RESERVED != null && DIRECT_RESERVED.get() + bytes + ALIGNMENT > DIRECT_MAX) {
+            lastRefusal = "the direct memory limit: " + DIRECT_RESERVED.get() + " of " + DIRECT_MAX
+                    + " B reserved (-XX:MaxDirectMemorySize)";
+            return null;
+        }
         ByteBuffer memory;
         try {
             memory = ByteBuffer.allocateDirect(Math.addExact(bytes, ALIGNMENT - 1));

@@ -61,8 +61,29 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
      */
     abstract Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue);
 
-    /** Returns a released lease's room to the pool. The caller has claimed the release and cleaned the memory. */
-    abstract void free(Lease lease);
+    /** Returns a released lease's room to the pool. The caller has claimed the release, cleaned the memory, and holds the lock. */
+    abstract void freeLocked(Lease lease);
+
+    final void free(Lease lease) {
+        lock.lock();
+        try {
+            freeLocked(lease);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns released leases' room to the pool under one acquisition of its lock. */
+    final void free(Lease[] leases, int from, int to) {
+        lock.lock();
+        try {
+            for (int i = from; i < to; i++) {
+                freeLocked(leases[i]);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
 
     /** Gives every empty page back to the JDK; returns how many. Caller holds the lock. */
     abstract int releaseEmptyPages();

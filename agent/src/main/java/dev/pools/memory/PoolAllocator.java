@@ -15,9 +15,10 @@ import java.util.concurrent.atomic.LongAdder;
  * them back, and swaps layouts.
  *
  * <p><b>Allocate</b> {@code s} bytes: (1) route through the installed {@link PoolSet}; (2) if no
- * pool has room (POOLS.md §2.4), release what is already queued and retry; then, at most once per
- * {@link #COLLECT_INTERVAL_NANOS}, collect garbage, wait until the collector has queued every
- * unreachable buffer, release those, give empty pages back, and retry once more; (3) if still
+ * pool has room (POOLS.md §2.4), release what is already queued and retry; then collect garbage (at
+ * most once per {@link #COLLECT_INTERVAL_NANOS} while collections give nothing back, so that pools
+ * full of live buffers do not turn every request into a collection), wait until the collector has queued every
+ * unreachable buffer, release those and retry; then give empty pages back and retry once more; (3) if still
  * nothing: {@code fallback} hands the request to {@link ByteBuffer#allocateDirect} and counts it,
  * {@code fail} throws {@link OutOfMemoryError} naming the size and every pool's state. The buffer
  * handed out is a direct buffer of exactly {@code s} bytes at a 64-byte aligned address, position
@@ -40,6 +41,8 @@ public final class PoolAllocator {
     static final long COLLECT_INTERVAL_NANOS = 100_000_000L;
 
     private static final ReferenceQueue<Anchor> QUEUE = new ReferenceQueue<>();
+    /** Most leases released under one lock acquisition per pool. */
+    private static final int RELEASE_BATCH = 256;
     private static final AtomicInteger RELEASES_IN_FLIGHT = new AtomicInteger();
     static {
         startReleaser();
@@ -64,6 +67,8 @@ public final class PoolAllocator {
     private volatile PoolSet current;
     private volatile boolean shutdown;
     private volatile long lastCollect = System.nanoTime() - COLLECT_INTERVAL_NANOS;
+    /** Whether the last collection for an exhausted request gave memory back: if so, the next may come at once. */
+    private volatile boolean lastCollectHelped;
     private final LongAdder fallbackAllocs = new LongAdder();
     private final LongAdder fallbackBytes = new LongAdder();
     private final LongAdder doubleReleases = new LongAdder();
@@ -143,14 +148,22 @@ public final class PoolAllocator {
             return anchor;
         }
         long now = System.nanoTime();
-        if (now - lastCollect < COLLECT_INTERVAL_NANOS) {
+        if (!lastCollectHelped && now - lastCollect < COLLECT_INTERVAL_NANOS) {
             return null;
         }
         lastCollect = now;
+        long before = collectorReleases.sum();
         System.gc();
         NativeAccess.awaitReferenceProcessing();
         drainQueue();
         awaitReleasesInFlight();
+        lastCollectHelped = collectorReleases.sum() > before;
+        anchor = reserve(size, site);
+        if (anchor != null) {
+            return anchor;
+        }
+        // Only now give empty pages back, so that a pool that needs a page of another size can get
+        // one: freeing them first would make the pools allocate (and zero) them all over again.
         cleanup();
         return reserve(size, site);
     }
@@ -186,10 +199,20 @@ public final class PoolAllocator {
             return false;
         }
         Lease lease = anchor.lease;
-        return lease.pool.owner.releaseLease(lease, true);
+        PoolAllocator owner = lease.pool.owner;
+        if (!owner.claim(lease, true)) {
+            return false;
+        }
+        lease.pool.free(lease);
+        owner.released(lease, true);
+        return true;
     }
 
-    private boolean releaseLease(Lease lease, boolean explicit) {
+    /**
+     * Decides that this caller releases {@code lease} (false if it was released before: counted as a
+     * double release when explicit), stops the collector from queueing it, and cleans its memory.
+     */
+    private boolean claim(Lease lease, boolean explicit) {
         if (!lease.claimRelease()) {
             if (explicit) {
                 doubleReleases.increment();
@@ -198,7 +221,10 @@ public final class PoolAllocator {
         }
         lease.clear();
         NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
-        lease.pool.free(lease);
+        return true;
+    }
+
+    private void released(Lease lease, boolean explicit) {
         sites.released(lease.site, lease.size);
         if (options.trace != null) {
             options.trace.released(lease.traceId);
@@ -206,15 +232,54 @@ public final class PoolAllocator {
         if (!explicit) {
             collectorReleases.increment();
         }
-        return true;
+    }
+
+    /**
+     * Releases leases the collector queued: claims and cleans each outside any lock, then frees them
+     * pool by pool, one lock acquisition per pool, so that a burst of releases after a collection does
+     * not take the lock from allocating threads once per buffer.
+     */
+    private static void releaseQueued(Lease[] batch, int n) {
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            if (batch[i].pool.owner.claim(batch[i], false)) {
+                batch[kept++] = batch[i];
+            }
+        }
+        for (int start = 0; start < kept; ) {
+            Pool pool = batch[start].pool;
+            int end = start + 1;
+            for (int i = end; i < kept; i++) {
+                if (batch[i].pool == pool) {
+                    Lease t = batch[end];
+                    batch[end++] = batch[i];
+                    batch[i] = t;
+                }
+            }
+            pool.free(batch, start, end);
+            start = end;
+        }
+        for (int i = 0; i < kept; i++) {
+            batch[i].pool.owner.released(batch[i], false);
+        }
+        java.util.Arrays.fill(batch, 0, n, null);
+    }
+
+    /** Fills {@code batch} from the queue without waiting, after {@code n} leases already in it; returns the count. */
+    private static int pollInto(Lease[] batch, int n) {
+        Reference<? extends Anchor> ref;
+        while (n < batch.length && (ref = QUEUE.poll()) != null) {
+            batch[n++] = (Lease) ref;
+        }
+        return n;
     }
 
     /** Releases every lease the collector has queued, on this thread. */
     static void drainQueue() {
-        Reference<? extends Anchor> ref;
-        while ((ref = QUEUE.poll()) != null) {
-            Lease lease = (Lease) ref;
-            lease.pool.owner.releaseLease(lease, false);
+        Lease[] batch = new Lease[RELEASE_BATCH];
+        int n;
+        while ((n = pollInto(batch, 0)) > 0) {
+            releaseQueued(batch, n);
         }
     }
 
@@ -236,12 +301,13 @@ public final class PoolAllocator {
     }
 
     private static void releaseLoop() {
+        Lease[] batch = new Lease[RELEASE_BATCH];
         while (true) {
             try {
-                Lease lease = (Lease) QUEUE.remove();
+                batch[0] = (Lease) QUEUE.remove();
                 RELEASES_IN_FLIGHT.incrementAndGet();
                 try {
-                    lease.pool.owner.releaseLease(lease, false);
+                    releaseQueued(batch, pollInto(batch, 1));
                 } finally {
                     RELEASES_IN_FLIGHT.decrementAndGet();
                 }

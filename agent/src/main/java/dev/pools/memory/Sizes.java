@@ -45,6 +45,10 @@ public final class Sizes {
         if (bytes % unitBytes == 0) {
             return bytes / unitBytes + " " + units[unit];
         }
-        return String.format(java.util.Locale.ROOT, "%.1f %s", (double) bytes / unitBytes, units[unit]);
+        long tenths = Math.round(bytes * 10.0 / unitBytes);
+        if (tenths >= 10240 && unit + 1 < units.length) {
+            return "1.0 " + units[unit + 1]; // 1023.96 KiB reads better as 1.0 MiB than as 1024.0 KiB
+        }
+        return tenths / 10 + "." + tenths % 10 + " " + units[unit];
     }
 }

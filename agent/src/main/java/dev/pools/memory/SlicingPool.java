@@ -160,39 +160,34 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    void free(Lease lease) {
+    void freeLocked(Lease lease) {
         Slice slice = (Slice) lease.slot;
-        lock.lock();
-        try {
-            assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
-            slice.lease = null;
-            slice.free = true;
-            slice.page.used--;
-            returned(lease.size);
-            Slice before = slice.prev;
-            Slice after = slice.next;
-            boolean mergeBefore = before != null && before.free;
-            boolean mergeAfter = after != null && after.free;
-            if (mergeBefore && mergeAfter) {
-                free.remove(after);
-                before.length += slice.length + after.length;
-                unlink(slice);
-                unlink(after);
-                free.changed(before);
-            } else if (mergeBefore) {
-                before.length += slice.length;
-                unlink(slice);
-                free.changed(before);
-            } else if (mergeAfter) {
-                after.offset = slice.offset;
-                after.length += slice.length;
-                unlink(slice);
-                free.changed(after);
-            } else {
-                free.insert(slice);
-            }
-        } finally {
-            lock.unlock();
+        assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
+        slice.lease = null;
+        slice.free = true;
+        slice.page.used--;
+        returned(lease.size);
+        Slice before = slice.prev;
+        Slice after = slice.next;
+        boolean mergeBefore = before != null && before.free;
+        boolean mergeAfter = after != null && after.free;
+        if (mergeBefore && mergeAfter) {
+            free.remove(after);
+            before.length += slice.length + after.length;
+            unlink(slice);
+            unlink(after);
+            free.changed(before);
+        } else if (mergeBefore) {
+            before.length += slice.length;
+            unlink(slice);
+            free.changed(before);
+        } else if (mergeAfter) {
+            after.offset = slice.offset;
+            after.length += slice.length;
+            unlink(slice);
+            free.changed(after);
+        } else {
+            free.insert(slice);
         }
     }
 

@@ -123,7 +123,12 @@ public final class Recorder {
             e.commit();
         }
         for (PoolReport r : reports) {
-            long[] sizes = pools.requestSizes(r.index());
+            long[] sizes;
+            try {
+                sizes = pools.requestSizes(r.index());
+            } catch (IndexOutOfBoundsException e) {
+                break; // an install replaced the pools since the reports were taken; the next batch has them
+            }
             for (int bucket = 0; bucket < sizes.length; bucket++) {
                 if (sizes[bucket] > 0) {
                     RequestSizesEvent e = new RequestSizesEvent();

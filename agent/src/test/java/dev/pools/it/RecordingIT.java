@@ -147,6 +147,18 @@ class RecordingIT {
     }
 
     @Test
+    void a_users_own_flight_recording_keeps_working_beside_the_pools_recording() throws Exception {
+        List<String> jvm = new ArrayList<>(agent());
+        jvm.add("-XX:StartFlightRecording:filename=user.jfr,settings=default");
+        Forked.Result r = Forked.app(dir, jvm, RecordedWorkload.class, "normal");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(apiLines(r.out()), finalState(recording()), "the pools recording is unchanged");
+        List<RecordedEvent> user = RecordingFile.readAllEvents(dir.resolve("user.jfr"));
+        assertTrue(user.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.JVMInformation")), "the user's events are there");
+        assertTrue(user.stream().anyMatch(e -> e.getEventType().getName().equals("pools.Usage")), "and may include the pools events");
+    }
+
+    @Test
     void the_jdk_jfr_tool_prints_and_summarises_the_recording() throws Exception {
         Forked.Result r = Forked.app(dir, agent(), RecordedWorkload.class, "normal");
         assertEquals(0, r.exit(), r.toString());

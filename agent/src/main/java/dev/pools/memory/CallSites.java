@@ -6,30 +6,38 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The code locations that ask for memory ({@code class#method}), each with an id handed out when
  * its class is instrumented, and what each one asked for.
  *
  * <p>Threading: registration is synchronized and copies the table (it happens once per call site
- * at class load); the counters are atomics, updated on every allocation and release.
+ * at class load). The counters are striped ({@link LongAdder}), updated on every allocation and
+ * release by many threads at once without contending; the peak of live bytes is therefore taken
+ * when someone reads the counters ({@link #snapshot()}, which the recording does every period),
+ * not on every allocation.
  */
 public final class CallSites {
 
     /** The id of allocations that name no call site (the API, benchmarks). */
     public static final int UNATTRIBUTED = 0;
 
-    /** What one call site asked for since the JVM started. */
+    /**
+     * What one call site asked for since the JVM started.
+     *
+     * @param peakLiveBytes the most live bytes seen at a reading: every report period and at the end
+     */
     public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {
     }
 
     private static final class Site {
         final String name;
-        final AtomicLong count = new AtomicLong();
-        final AtomicLong bytes = new AtomicLong();
-        final AtomicLong live = new AtomicLong();
+        final LongAdder count = new LongAdder();
+        final LongAdder bytes = new LongAdder();
+        final LongAdder live = new LongAdder();
         final AtomicLong peak = new AtomicLong();
-        final AtomicLong fallbacks = new AtomicLong();
+        final LongAdder fallbacks = new LongAdder();
 
         Site(String name) {
             this.name = name;
@@ -64,33 +72,31 @@ public final class CallSites {
 
     void served(int id, int size) {
         Site s = site(id);
-        s.count.incrementAndGet();
-        s.bytes.addAndGet(size);
-        long live = s.live.addAndGet(size);
-        long peak;
-        while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
-            Thread.onSpinWait();
-        }
+        s.count.increment();
+        s.bytes.add(size);
+        s.live.add(size);
     }
 
     void fellBack(int id, int size) {
         Site s = site(id);
-        s.count.incrementAndGet();
-        s.bytes.addAndGet(size);
-        s.fallbacks.incrementAndGet();
+        s.count.increment();
+        s.bytes.add(size);
+        s.fallbacks.increment();
     }
 
     void released(int id, int size) {
-        site(id).live.addAndGet(-size);
+        site(id).live.add(-size);
     }
 
     /** Sites that asked for anything, in registration order. */
     public List<Stats> snapshot() {
         List<Stats> out = new ArrayList<>();
         for (Site s : sites) {
-            long count = s.count.get();
+            long count = s.count.sum();
             if (count > 0) {
-                out.add(new Stats(s.name, count, s.bytes.get(), s.live.get(), s.peak.get(), s.fallbacks.get()));
+                long live = s.live.sum();
+                long peak = s.peak.accumulateAndGet(live, Math::max);
+                out.add(new Stats(s.name, count, s.bytes.sum(), live, peak, s.fallbacks.sum()));
             }
         }
         return out;

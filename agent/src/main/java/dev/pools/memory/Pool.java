@@ -44,6 +44,14 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         return new DirectPool(owner, index, (PoolSpec.Direct) spec);
     }
 
+    /**
+     * Takes the lock for an allocation or a release. (Spinning before parking was measured and made
+     * two contending threads slower; see BENCHMARKS.md.)
+     */
+    final void acquire() {
+        lock.lock();
+    }
+
     /** Whether this pool takes a request of {@code size} bytes by its size class. */
     abstract boolean accepts(int size);
 
@@ -65,7 +73,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract void freeLocked(Lease lease);
 
     final void free(Lease lease) {
-        lock.lock();
+        acquire();
         try {
             freeLocked(lease);
         } finally {
@@ -75,7 +83,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** Returns released leases' room to the pool under one acquisition of its lock. */
     final void free(Lease[] leases, int from, int to) {
-        lock.lock();
+        acquire();
         try {
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i]);

@@ -85,7 +85,7 @@ final class SlicingPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        lock.lock();
+        acquire();
         try {
             if (retired) {
                 return null;

@@ -35,11 +35,17 @@ def java_version():
     return out
 
 
+# PyTorch's OpenMP threads spin-wait for each other; on two cores any other runnable thread makes
+# the training time swing by seconds, with or without the agent. One intra-op thread keeps the
+# comparison about the agent.
+ENV = dict(os.environ, OMP_NUM_THREADS="1")
+
+
 def run(cmd, first_line=None, cwd=WORK):
     """Runs cmd; returns (seconds, seconds to the first stdout line containing first_line, stdout, stderr, max RSS KiB)."""
     start = time.perf_counter()
     p = subprocess.Popen(["/usr/bin/time", "-f", "maxrss %M"] + cmd, cwd=cwd, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, env=ENV)
     first = None
     out = []
     for line in p.stdout:

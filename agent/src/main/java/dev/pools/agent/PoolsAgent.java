@@ -63,7 +63,8 @@ public final class PoolsAgent {
             PoolsRuntime.setCurrent(runtime);
             CloseHooks hooks = config.release() == PoolsConfig.Release.CLOSE ? new CloseHooks() : null;
             HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), hooks);
-            inst.addTransformer(transformer, true);
+            // Retransformable only for a late attach: with it, the JVM keeps a copy of every class file it loads.
+            inst.addTransformer(transformer, late);
             if (late) {
                 retransformLoaded(inst, transformer, hooks);
             }
@@ -134,6 +135,8 @@ public final class PoolsAgent {
             AgentLog.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
         }
         try {
+            // At start-up, not later: a burst of work in the middle of a run slows native libraries
+            // that spin-wait for all their threads (PyTorch's OpenMP on two cores lost seconds so).
             MemoryPoolsMBean.register(runtime);
         } catch (Throwable t) {
             AgentLog.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);

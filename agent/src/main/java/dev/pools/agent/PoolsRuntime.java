@@ -1,6 +1,7 @@
 package dev.pools.agent;
 
 import dev.pools.api.InstallMemoryPoolsException;
+import dev.pools.hosts.HeldBuffers;
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutPrinter;
@@ -106,7 +107,48 @@ public final class PoolsRuntime {
         }
     }
 
-    /** Called when a host object that owned {@code buffer} is closed ({@code release: close}). */
+    /**
+     * Per thread: the host object whose hooked method runs, and the buffer it held when the method
+     * began. One slot: a hooked method called inside another leaves the outer one's buffer to the
+     * collector.
+     */
+    private static final ThreadLocal<Object[]> ENTERED = new ThreadLocal<>() {
+        @Override
+        protected Object[] initialValue() {
+            return new Object[2];
+        }
+    };
+
+    /** Start of a hooked method (see {@code CloseHooks}): notes the buffer {@code owner} holds. */
+    public static void entering(Object owner) {
+        try {
+            Object[] slot = ENTERED.get();
+            slot[0] = owner;
+            slot[1] = HeldBuffers.held(owner);
+        } catch (Throwable t) {
+            AgentLog.once("entering", "release: close cannot read a tensor's buffer; the collector releases them: " + t);
+        }
+    }
+
+    /** Normal end of a hooked method: if {@code owner} let go of the buffer it held, releases it. */
+    public static void leaving(Object owner) {
+        try {
+            Object[] slot = ENTERED.get();
+            if (slot[0] != owner) {
+                return;
+            }
+            Object before = slot[1];
+            slot[0] = null;
+            slot[1] = null;
+            if (before != null && HeldBuffers.held(owner) != before) {
+                releaseClosed(before);
+            }
+        } catch (Throwable t) {
+            AgentLog.once("leaving", "release: close cannot read a tensor's buffer; the collector releases them: " + t);
+        }
+    }
+
+    /** Releases a buffer a host object let go of ({@code release: close}). */
     public static void releaseClosed(Object buffer) {
         PoolsRuntime r = current;
         if (r == null || !(buffer instanceof Buffer b)) {

@@ -1,25 +1,13 @@
 package dev.pools.hosts;
 
-import static net.bytebuddy.matcher.ElementMatchers.isBridge;
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
-import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
-
 import dev.pools.agent.AgentLog;
 import java.util.List;
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.field.FieldDescription;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.dynamic.scaffold.MethodGraph;
-import net.bytebuddy.dynamic.scaffold.TypeValidation;
-import net.bytebuddy.implementation.Implementation;
-import net.bytebuddy.matcher.ElementMatcher;
-import net.bytebuddy.pool.TypePool;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.jar.asm.FieldVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
 
 /**
  * {@code release: close} (HOSTS.md §3): slices go back when the tensor that owns them is closed,
@@ -36,122 +24,124 @@ import net.bytebuddy.pool.TypePool;
  *       <td>{@code buffer}, on the first close only</td></tr>
  * </table>
  *
- * Each hook is advice around a real method (bridges excluded) that only calls
- * {@code PoolsRuntime.releaseClosed}; a release is idempotent, and the collector stays the
- * backstop for buffers no tensor took. A class whose shape differs from the one expected (another
- * framework version) is left alone, said once.
+ * Each hooked method (a real one: bridges, abstract and native methods are left alone) gets two
+ * calls and nothing else:
+ *
+ * <pre>
+ *   aload_0; invokestatic PoolsRuntime.entering(Object)    at the start: notes the buffer the object holds
+ *   aload_0; invokestatic PoolsRuntime.leaving(Object)     before each return: releases it if the object let go
+ * </pre>
+ *
+ * No local variable or branch is added, so the method's stack map frames stay valid as they are;
+ * its max stack grows by one. A method that throws never reaches {@code leaving}: its buffer stays
+ * with the collector, the backstop for every buffer. A release is idempotent. A class whose shape
+ * differs from the one expected (another framework version) is left alone, said once.
  */
 public final class CloseHooks {
 
-    private record Hook(String className, String field, String fieldType, Class<?> advice, ElementMatcher<MethodDescription> methods) {
+    /** The hooked methods of one class, and the field that holds the buffer. */
+    private record Hooked(String className, String field, String fieldDescriptor, List<String> methods) {
     }
 
-    private static final List<Hook> HOOKS = List.of(
-            new Hook("ai/djl/pytorch/engine/PtNDArray", "dataRef", "java.nio.ByteBuffer", PtNDArrayClose.class,
-                    named("close").and(takesArguments(0)).and(not(isBridge()))),
-            new Hook("ai/djl/pytorch/engine/PtNDArray", "dataRef", "java.nio.ByteBuffer", PtNDArraySet.class,
-                    named("set").and(takesArguments(1)).and(takesArgument(0, named("java.nio.Buffer"))).and(not(isBridge()))),
-            new Hook("ai/onnxruntime/OnnxTensor", "buffer", "java.nio.Buffer", OnnxTensorClose.class,
-                    named("close").and(takesArguments(0)).and(not(isBridge()))));
+    private static final String RUNTIME = "dev/pools/agent/PoolsRuntime";
+
+    private static final List<Hooked> HOOKED = List.of(
+            new Hooked("ai/djl/pytorch/engine/PtNDArray", "dataRef", "Ljava/nio/ByteBuffer;",
+                    List.of("close()V", "set(Ljava/nio/Buffer;)V")),
+            new Hooked("ai/onnxruntime/OnnxTensor", "buffer", "Ljava/nio/Buffer;", List.of("close()V")));
 
     /** Whether a class (internal name) has release hooks. */
     public boolean hooks(String className) {
-        for (Hook h : HOOKS) {
+        return hooked(className) != null;
+    }
+
+    private static Hooked hooked(String className) {
+        for (Hooked h : HOOKED) {
             if (h.className.equals(className)) {
-                return true;
+                return h;
             }
-        }
-        return false;
-    }
-
-    /** The class with its hooks, or the same bytes when its shape is not the one expected. */
-    byte[] apply(ClassLoader loader, String className, byte[] classFile) {
-        String name = className.replace('/', '.');
-        ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(name, classFile),
-                loader == null ? ClassFileLocator.ForClassLoader.ofBootLoader() : ClassFileLocator.ForClassLoader.of(loader));
-        TypeDescription type = TypePool.Default.of(locator).describe(name).resolve();
-        DynamicType.Builder<?> builder = new ByteBuddy()
-                .with(TypeValidation.DISABLED)
-                .with(Implementation.Context.Disabled.Factory.INSTANCE)
-                .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE)
-                .redefine(type, locator);
-        ClassFileLocator adviceLocator = ClassFileLocator.ForClassLoader.of(CloseHooks.class.getClassLoader());
-        int applied = 0;
-        for (Hook h : HOOKS) {
-            if (!h.className.equals(className)) {
-                continue;
-            }
-            String missing = missing(type, h);
-            if (missing != null) {
-                AgentLog.once("close-hook:" + className, "release: close is not available for " + name
-                        + " (" + missing + "); its buffers are released by the collector");
-                continue;
-            }
-            builder = builder.visit(Advice.to(h.advice, adviceLocator).on(h.methods));
-            applied++;
-        }
-        return applied == 0 ? classFile : builder.make().getBytes();
-    }
-
-    /** What of the expected shape is missing from {@code type}; null when it all fits. */
-    private static String missing(TypeDescription type, Hook h) {
-        FieldDescription.InDefinedShape field = type.getDeclaredFields().filter(named(h.field)).stream().findFirst().orElse(null);
-        if (field == null || !field.getType().asErasure().getName().equals(h.fieldType)) {
-            return "no field " + h.field + " of type " + h.fieldType;
-        }
-        if (type.getDeclaredMethods().filter(h.methods).isEmpty()) {
-            return "no method matching " + h.methods;
         }
         return null;
     }
 
-    /** {@code PtNDArray.close()}: the buffer goes back after the native tensor is deleted. */
-    static final class PtNDArrayClose {
-        private PtNDArrayClose() {
+    /** The class with its hooks, or the same bytes when its shape is not the one expected. */
+    byte[] apply(String className, byte[] classFile) {
+        Hooked h = hooked(className);
+        ClassReader reader = new ClassReader(classFile);
+        String missing = missing(reader, h);
+        if (missing != null) {
+            AgentLog.once("close-hook:" + className, "release: close is not available for " + className.replace('/', '.')
+                    + " (" + missing + "); its buffers are released by the collector");
+            return classFile;
         }
-
-        @Advice.OnMethodEnter
-        static Object enter(@Advice.FieldValue("dataRef") Object dataRef) {
-            return dataRef;
-        }
-
-        @Advice.OnMethodExit
-        static void exit(@Advice.Enter Object dataRef) {
-            dev.pools.agent.PoolsRuntime.releaseClosed(dataRef);
-        }
+        ClassWriter writer = new ClassWriter(reader, 0);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                boolean real = (access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_SYNTHETIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE
+                        | Opcodes.ACC_STATIC)) == 0;
+                return real && h.methods.contains(name + descriptor) ? new Hook(next) : next;
+            }
+        }, 0);
+        return writer.toByteArray();
     }
 
-    /** {@code PtNDArray.set(Buffer)}: the buffer it replaces goes back once the tensor points at the new one. */
-    static final class PtNDArraySet {
-        private PtNDArraySet() {
-        }
+    /** What of the expected shape is missing from the class; null when it all fits. */
+    private static String missing(ClassReader reader, Hooked h) {
+        boolean[] field = {false};
+        java.util.Set<String> methods = new java.util.HashSet<>();
+        reader.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+                field[0] |= name.equals(h.field) && descriptor.equals(h.fieldDescriptor);
+                return null;
+            }
 
-        @Advice.OnMethodEnter
-        static Object enter(@Advice.FieldValue("dataRef") Object before) {
-            return before;
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                if ((access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0) {
+                    methods.add(name + descriptor);
+                }
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        if (!field[0]) {
+            return "no field " + h.field + " of type " + h.fieldDescriptor.substring(1, h.fieldDescriptor.length() - 1).replace('/', '.');
         }
-
-        @Advice.OnMethodExit
-        static void exit(@Advice.Enter Object before, @Advice.FieldValue("dataRef") Object after) {
-            if (before != null && before != after) {
-                dev.pools.agent.PoolsRuntime.releaseClosed(before);
+        for (String m : h.methods) {
+            if (!methods.contains(m)) {
+                return "no method " + m;
             }
         }
+        return null;
     }
 
-    /** {@code OnnxTensor.close()}: the buffer goes back when the native value is released, the first time only. */
-    static final class OnnxTensorClose {
-        private OnnxTensorClose() {
+    /** The two calls in one method. */
+    private static final class Hook extends MethodVisitor {
+        Hook(MethodVisitor next) {
+            super(Opcodes.ASM9, next);
         }
 
-        @Advice.OnMethodEnter
-        static Object enter(@Advice.FieldValue("closed") boolean closed, @Advice.FieldValue("buffer") Object buffer) {
-            return closed ? null : buffer;
+        @Override
+        public void visitCode() {
+            super.visitCode();
+            super.visitVarInsn(Opcodes.ALOAD, 0);
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, RUNTIME, "entering", "(Ljava/lang/Object;)V", false);
         }
 
-        @Advice.OnMethodExit
-        static void exit(@Advice.Enter Object buffer) {
-            dev.pools.agent.PoolsRuntime.releaseClosed(buffer);
+        @Override
+        public void visitInsn(int opcode) {
+            if (opcode == Opcodes.RETURN) {
+                super.visitVarInsn(Opcodes.ALOAD, 0);
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, RUNTIME, "leaving", "(Ljava/lang/Object;)V", false);
+            }
+            super.visitInsn(opcode);
+        }
+
+        @Override
+        public void visitMaxs(int maxStack, int maxLocals) {
+            super.visitMaxs(Math.max(maxStack, 1) + 1, maxLocals);
         }
     }
 }

@@ -59,7 +59,7 @@ public final class HostTransformer implements ClassFileTransformer {
         }
         if (closeHooks != null && closeHooks.hooks(className)) {
             try {
-                out = closeHooks.apply(loader, className, out);
+                out = closeHooks.apply(className, out);
             } catch (Throwable t) {
                 AgentLog.once("hooks:" + className, "release: close is not available for " + className.replace('/', '.')
                         + "; its buffers are released by the collector: " + t);

@@ -73,7 +73,7 @@ class MBeanIT {
         try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
             MBeanServerConnection server = connector.getMBeanServerConnection();
             ObjectName name = new ObjectName("pools:type=MemoryPools");
-            for (int i = 0; i < 100 && !server.isRegistered(name); i++) {
+            for (int i = 0; i < 400 && !server.isRegistered(name); i++) { // it appears once the agent's background start is done
                 Thread.sleep(50);
             }
             List<String> api = command("api");

@@ -174,7 +174,7 @@ class RecordingIT {
         assertEquals(0, summary.exit(), summary.toString());
         assertTrue(summary.out().contains("pools.PoolReport"), summary.out());
         List<String> others = summary.out().lines().map(String::strip).filter(l -> l.startsWith("jdk."))
-                .filter(l -> !l.matches("jdk\\.(ActiveSetting|ActiveRecording|CheckPoint|Metadata|ChunkHeader)\\b.*"))
+                .filter(l -> !l.matches("jdk\\.(ActiveSetting|ActiveRecording|CheckPoint|Checkpoint|Metadata|ChunkHeader)\\b.*"))
                 .filter(l -> !l.split("\\s+")[1].equals("0")).toList();
         assertEquals(List.of(), others, "beside JFR's own bookkeeping the recording holds only pools events");
     }

@@ -13,10 +13,9 @@ import java.util.concurrent.atomic.LongAdder;
  * its class is instrumented, and what each one asked for.
  *
  * <p>Threading: registration is synchronized and copies the table (it happens once per call site
- * at class load). The counters are striped ({@link LongAdder}), updated on every allocation and
- * release by many threads at once without contending; the peak of live bytes is therefore taken
- * when someone reads the counters ({@link #snapshot()}, which the recording does every period),
- * not on every allocation.
+ * at class load). Counts and bytes are striped ({@link LongAdder}): many threads add to them at
+ * once without contending. Live bytes are one atomic, so that their peak is exact; the peak itself
+ * is written only when it rises.
  */
 public final class CallSites {
 
@@ -26,7 +25,7 @@ public final class CallSites {
     /**
      * What one call site asked for since the JVM started.
      *
-     * @param peakLiveBytes the most live bytes seen at a reading: every report period and at the end
+     * @param peakLiveBytes the most bytes of this site's pool allocations live at once
      */
     public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {
     }
@@ -35,7 +34,7 @@ public final class CallSites {
         final String name;
         final LongAdder count = new LongAdder();
         final LongAdder bytes = new LongAdder();
-        final LongAdder live = new LongAdder();
+        final AtomicLong live = new AtomicLong();
         final AtomicLong peak = new AtomicLong();
         final LongAdder fallbacks = new LongAdder();
 
@@ -74,7 +73,11 @@ public final class CallSites {
         Site s = site(id);
         s.count.increment();
         s.bytes.add(size);
-        s.live.add(size);
+        long live = s.live.addAndGet(size);
+        long peak;
+        while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
+            Thread.onSpinWait();
+        }
     }
 
     void fellBack(int id, int size) {
@@ -85,7 +88,7 @@ public final class CallSites {
     }
 
     void released(int id, int size) {
-        site(id).live.add(-size);
+        site(id).live.addAndGet(-size);
     }
 
     /** Sites that asked for anything, in registration order. */
@@ -94,9 +97,7 @@ public final class CallSites {
         for (Site s : sites) {
             long count = s.count.sum();
             if (count > 0) {
-                long live = s.live.sum();
-                long peak = s.peak.accumulateAndGet(live, Math::max);
-                out.add(new Stats(s.name, count, s.bytes.sum(), live, peak, s.fallbacks.sum()));
+                out.add(new Stats(s.name, count, s.bytes.sum(), s.live.get(), s.peak.get(), s.fallbacks.sum()));
             }
         }
         return out;

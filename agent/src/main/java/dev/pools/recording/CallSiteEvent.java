@@ -34,7 +34,7 @@ public final class CallSiteEvent extends Event {
     public long liveBytes;
 
     @Label("Peak Live Bytes")
-    @Description("The most bytes of this site's pool allocations live at once, as read every report period and at the end")
+    @Description("The most bytes of this site's pool allocations live at once")
     @DataAmount
     public long peakLiveBytes;
 

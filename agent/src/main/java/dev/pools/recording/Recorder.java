@@ -84,7 +84,6 @@ public final class Recorder {
     }
 
     static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {
-        pools.sites().snapshot(); // takes each call site's peak of live bytes at this reading
         for (PoolReport r : reports) {
             PoolReportEvent e = new PoolReportEvent();
             e.index = r.index();

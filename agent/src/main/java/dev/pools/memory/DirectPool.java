@@ -45,7 +45,7 @@ final class DirectPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        acquire();
+        lock.lock();
         try {
             if (retired) {
                 return null;

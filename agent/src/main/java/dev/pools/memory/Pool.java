@@ -44,14 +44,6 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         return new DirectPool(owner, index, (PoolSpec.Direct) spec);
     }
 
-    /**
-     * Takes the lock for an allocation or a release. (Spinning before parking was measured and made
-     * two contending threads slower; see BENCHMARKS.md.)
-     */
-    final void acquire() {
-        lock.lock();
-    }
-
     /** Whether this pool takes a request of {@code size} bytes by its size class. */
     abstract boolean accepts(int size);
 
@@ -73,7 +65,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract void freeLocked(Lease lease);
 
     final void free(Lease lease) {
-        acquire();
+        lock.lock();
         try {
             freeLocked(lease);
         } finally {
@@ -83,7 +75,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** Returns released leases' room to the pool under one acquisition of its lock. */
     final void free(Lease[] leases, int from, int to) {
-        acquire();
+        lock.lock();
         try {
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i]);

@@ -85,7 +85,7 @@ final class SlicingPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        acquire();
+        lock.lock();
         try {
             if (retired) {
                 return null;

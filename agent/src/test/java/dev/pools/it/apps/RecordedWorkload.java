@@ -17,11 +17,14 @@ import java.util.List;
  */
 public final class RecordedWorkload {
 
+    /** Reachable until the JVM is gone, so that the recording's final state holds them whatever the collector does at exit. */
+    static final List<ByteBuffer> HELD = new ArrayList<>();
+
     public static void main(String[] args) throws Exception {
         awaitRecording();
         switch (args[0]) {
             case "normal", "exit" -> {
-                List<ByteBuffer> held = new ArrayList<>();
+                List<ByteBuffer> held = HELD;
                 for (int i = 0; i < 200; i++) {
                     held.add(Tensors.allocate(1000 + i * 517));
                 }

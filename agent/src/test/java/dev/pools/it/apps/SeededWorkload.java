@@ -13,12 +13,15 @@ import java.util.Random;
  */
 public final class SeededWorkload {
 
+    /** Reachable until the JVM is gone, so that the recording's final state holds them whatever the collector does at exit. */
+    static final List<ByteBuffer> LIVE = new ArrayList<>();
+
     public static void main(String[] args) throws Exception {
         RecordedWorkload.awaitRecording();
         int seed = Integer.parseInt(args[0]);
         Random random = new Random(seed);
         int hold = 20 + 10 * seed;
-        List<ByteBuffer> live = new ArrayList<>();
+        List<ByteBuffer> live = LIVE;
         for (int i = 0; i < 2000; i++) {
             if (live.size() >= hold) {
                 PoolsRuntime.releaseClosed(live.remove(random.nextInt(live.size())));

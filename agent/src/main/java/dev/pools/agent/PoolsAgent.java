@@ -6,6 +6,7 @@ import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutFile;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.DirectMemory;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.recording.MemoryPoolsMBean;
 import dev.pools.recording.Recorder;
@@ -48,7 +49,7 @@ public final class PoolsAgent {
         PoolsRuntime runtime;
         try {
             ModuleAccess.open(inst);
-            long defaultMaxPageSize = Layouts.defaultMaxPageSize(PoolAllocator.maxDirectMemory());
+            long defaultMaxPageSize = Layouts.defaultMaxPageSize(DirectMemory.limit());
             config = args == null || args.isBlank() ? PoolsConfig.defaults()
                     : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
             runtime = new PoolsRuntime(config, defaultMaxPageSize);

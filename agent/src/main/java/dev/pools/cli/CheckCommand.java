@@ -5,7 +5,7 @@ import dev.pools.layout.LayoutFile;
 import dev.pools.layout.LayoutPrinter;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
-import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.DirectMemory;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,7 +21,7 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        long defaultMaxPageSize = Layouts.defaultMaxPageSize(PoolAllocator.maxDirectMemory());
+        long defaultMaxPageSize = Layouts.defaultMaxPageSize(DirectMemory.limit());
         PoolsConfig config;
         try {
             config = LayoutFile.read(file, defaultMaxPageSize);

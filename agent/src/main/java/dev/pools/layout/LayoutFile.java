@@ -101,7 +101,7 @@ public final class LayoutFile {
         try {
             root = new Compose(settings).composeString(text);
         } catch (MarkedYamlEngineException e) {
-            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
+            int line = line(e.getProblemMark());
             String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
             throw new LayoutException(source, line, "YAML syntax: " + oneLine(problem));
         } catch (YamlEngineException e) {
@@ -370,6 +370,11 @@ public final class LayoutFile {
     }
 
     private static int line(Node node) {
-        return node.getStartMark().map(Mark::getLine).map(l -> l + 1).orElse(0);
+        return line(node.getStartMark());
+    }
+
+    /** The 1-based line of a mark, 0 without one (no lambdas: this runs in premain, where the first costs milliseconds). */
+    private static int line(Optional<Mark> mark) {
+        return mark.isPresent() ? mark.get().getLine() + 1 : 0;
     }
 }

@@ -49,7 +49,7 @@ final class NativeAccess {
     private static final Class<?> DIRECT_BUFFER;
     private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
     private static final java.util.concurrent.atomic.AtomicLong DIRECT_RESERVED; // java.nio.Bits.RESERVED_MEMORY, may be null
-    private static final long DIRECT_MAX = maxDirectMemory();
+    private static final long DIRECT_MAX = DirectMemory.limit();
     private static final Throwable FAILURE;
     private static volatile String lastRefusal;
 
@@ -163,15 +163,6 @@ final class NativeAccess {
      * The JDK's direct memory limit ({@code -XX:MaxDirectMemorySize}, or the heap's maximum when
      * unset), read from {@code jdk.internal.misc.VM} when in reach.
      */
-    static long maxDirectMemory() {
-        // Reflection, not a method handle: this runs in premain, where the first method handle costs ~20 ms.
-        try {
-            return (long) Class.forName("jdk.internal.misc.VM").getMethod("maxDirectMemory").invoke(null);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            return Runtime.getRuntime().maxMemory();
-        }
-    }
-
     /** The JDK's message the last time it refused a page, or null. */
     static String lastRefusal() {
         return lastRefusal;

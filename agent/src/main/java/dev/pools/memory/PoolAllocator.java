@@ -94,11 +94,6 @@ public final class PoolAllocator {
         return NativeAccess.failure();
     }
 
-    /** The JDK's direct memory limit: {@code -XX:MaxDirectMemorySize}, or the heap's maximum when unset. */
-    public static long maxDirectMemory() {
-        return NativeAccess.maxDirectMemory();
-    }
-
     public CallSites sites() {
         return sites;
     }

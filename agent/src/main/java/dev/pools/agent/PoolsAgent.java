@@ -7,7 +7,9 @@ import dev.pools.layout.LayoutFile;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.DirectMemory;
+import dev.pools.memory.MallocThresholds;
 import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.PoolReport;
 import dev.pools.recording.MemoryPoolsMBean;
 import dev.pools.recording.Recorder;
 import java.lang.instrument.Instrumentation;
@@ -129,6 +131,15 @@ public final class PoolsAgent {
             AgentLog.once("native", "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
                     + missing);
             return;
+        }
+        try {
+            long largestSlice = 0;
+            for (PoolReport r : runtime.allocator().reports()) {
+                largestSlice = Math.max(largestSlice, r.maxSlice());
+            }
+            MallocThresholds.hint(largestSlice);
+        } catch (Throwable t) {
+            AgentLog.once("malloc", "could not give malloc its threshold hint (see README, Troubleshooting): " + t);
         }
         try {
             Recorder.start(runtime);

@@ -46,6 +46,8 @@ final class NativeAccess {
     private static final MethodHandle SET_MEMORY;   // (long address, long bytes, byte value) void
     private static final MethodHandle PUT_LONG;     // (long address, long value) void: an intrinsic, unlike setMemory on JDK 17
     private static final MethodHandle FREE_BUFFER;  // (ByteBuffer page) void
+    private static final MethodHandle MALLOC;       // (long bytes) long: Unsafe.allocateMemory, the C heap's malloc
+    private static final MethodHandle FREE;         // (long address) void: Unsafe.freeMemory
     private static final Class<?> DIRECT_BUFFER;
     private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
     private static final java.util.concurrent.atomic.AtomicLong DIRECT_RESERVED; // java.nio.Bits.RESERVED_MEMORY, may be null
@@ -60,6 +62,8 @@ final class NativeAccess {
         MethodHandle setMemory = null;
         MethodHandle putLong = null;
         MethodHandle freeBuffer = null;
+        MethodHandle malloc = null;
+        MethodHandle free = null;
         Class<?> directBuffer = null;
         MethodHandle waitForReferences = null;
         java.util.concurrent.atomic.AtomicLong directReserved = null;
@@ -85,6 +89,9 @@ final class NativeAccess {
                     .bindTo(unsafe);
             freeBuffer = lookup.findVirtual(unsafeClass, "invokeCleaner",
                     MethodType.methodType(void.class, ByteBuffer.class)).bindTo(unsafe);
+            malloc = lookup.findVirtual(unsafeClass, "allocateMemory", MethodType.methodType(long.class, long.class))
+                    .bindTo(unsafe);
+            free = lookup.findVirtual(unsafeClass, "freeMemory", MethodType.methodType(void.class, long.class)).bindTo(unsafe);
             waitForReferences = referenceProcessingWaiter(lookup);
             directReserved = directReserved();
         } catch (Throwable t) {
@@ -98,6 +105,8 @@ final class NativeAccess {
         SET_MEMORY = setMemory;
         PUT_LONG = putLong;
         FREE_BUFFER = freeBuffer;
+        MALLOC = malloc;
+        FREE = free;
         DIRECT_BUFFER = directBuffer;
         FAILURE = failure;
     }
@@ -273,6 +282,21 @@ final class NativeAccess {
             FREE_BUFFER.invokeExact(block.memory);
         } catch (Throwable t) {
             throw new IllegalStateException("cannot free a page", t);
+        }
+    }
+
+    /**
+     * Takes {@code bytes} from the C heap and gives them back at once, untouched (no page of it is
+     * faulted in); see {@link MallocThresholds} for why.
+     */
+    static void mallocAndFree(long bytes) {
+        try {
+            long address = (long) MALLOC.invokeExact(bytes);
+            FREE.invokeExact(address);
+        } catch (OutOfMemoryError e) {
+            // Nothing was taken; nothing to give back.
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot allocate and free " + bytes + " B of native memory", t);
         }
     }
 

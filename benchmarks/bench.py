@@ -136,7 +136,9 @@ def b4(runs):
         "sample app, no agent": [JAVA] + DJL + ["-jar", str(APP)],
         "sample app, empty agent": [JAVA, empty] + DJL + ["-jar", str(APP)],
         "sample app, pools.jar (capped.yaml)": [JAVA, f"-javaagent:{POOLS}={capped}"] + DJL + ["-jar", str(APP)],
+        "sample app, pools.jar (capped.yaml, report.file: none)": [JAVA, f"-javaagent:{POOLS}={WORK / 'unrecorded.yaml'}"] + DJL + ["-jar", str(APP)],
     }
+    (WORK / "unrecorded.yaml").write_text(capped.read_text().replace("  file: capped.jfr", "  file: none"))
     run(sample["sample app, no agent"])
     times = {k: [] for k in hello}
     first = {k: [] for k in sample}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the memory engine, the shaded agent in forked JVMs, real DJL and ONNX Runtime,
-# the CLI (with headless Chromium for the html page) and the sample app in containers.
+# the CLI (with headless Chromium for the html page), the sample app in containers, and then the
+# README's main command (./run-sample.sh).
 #
 # As root on Debian it first installs what the tests need from Debian packages (chromium, docker.io,
 # debootstrap), starts a Docker engine with its state under /tmp, and builds the local JDK image;
@@ -31,3 +32,13 @@ trap stop_docker EXIT
 
 java -version 2>&1 | head -1
 mvn -B verify
+
+# The README's main command, as a user runs it: it must end with the capped run's report, with no
+# fallback and no refusal.
+echo "== ./run-sample.sh"
+if ! out=$(./run-sample.sh 2>&1) || ! sed -n '/^== 3\./,$p' <<<"$out" | grep -Eq '^fallbacks: +0 \(0 B\) +refusals: 0$'; then
+  echo "$out"
+  echo "run-sample.sh failed, or its capped run fell back or refused" >&2
+  exit 1
+fi
+echo "$out" | tail -n 12

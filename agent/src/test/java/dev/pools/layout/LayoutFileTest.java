@@ -1,0 +1,67 @@
+package dev.pools.layout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.pools.api.MemoryPoolLayout;
+import dev.pools.api.SlicedPool;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The YAML side of a layout file: what SnakeYAML's composer would accept is read alike, and the rest refused with its line. */
+class LayoutFileTest {
+
+    private static final long MIB = 1 << 20;
+
+    private static PoolsConfig parse(String text) throws LayoutException {
+        return LayoutFile.parse("f.yaml", text, 1L << 30);
+    }
+
+    private static String refusal(String text) {
+        return assertThrows(LayoutException.class, () -> parse(text)).getMessage();
+    }
+
+    @Test
+    void anchors_aliases_explicit_tags_flow_style_and_a_document_marker_read_as_the_plain_form() throws Exception {
+        PoolsConfig plain = parse("""
+                layout: sliced
+                pools:
+                  - {page_size: 1 MiB, max_slice: 64 KiB, pages: 4}
+                  - {page_size: 1 MiB, max_slice: 64 KiB, pages: 4}
+                  - page_size: 8 MiB
+                poison_on_free: true
+                """);
+        PoolsConfig fancy = parse("""
+                ---
+                layout: !!str sliced
+                pools:
+                  - &small {page_size: 1 MiB, max_slice: &slice 64 KiB, pages: !!int 4}
+                  - *small
+                  - page_size: "8 MiB"
+                poison_on_free: !!bool true
+                ...
+                """);
+        assertEquals(plain.layout(), fancy.layout());
+        assertEquals(plain.poisonOnFree(), fancy.poisonOnFree());
+        assertEquals(new MemoryPoolLayout.Sliced(List.of(SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4),
+                SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4), SlicedPool.of(8 * MIB))), fancy.layout());
+    }
+
+    @Test
+    void what_a_layout_file_cannot_be_is_refused_with_its_line() {
+        assertEquals("f.yaml:3: YAML syntax: found undefined alias *nowhere",
+                refusal("layout: sliced\npools:\n  - *nowhere\n"));
+        assertEquals("f.yaml:2: YAML syntax: a second document ('---'); a layout file holds one",
+                refusal("layout: sub-slices\n---\nlayout: direct\n"));
+        assertEquals("f.yaml:2: unknown key '<<'; expected one of layout, pools, max_page_size, intercept, release, on_exhausted,"
+                + " poison_on_free, report", refusal("layout: sliced\n<<: {pools: []}\n"), "merge keys are not read");
+        StringBuilder bomb = new StringBuilder("layout: sliced\npools:\n  - &p {page_size: 1 MiB}\n");
+        for (int i = 0; i < 11; i++) {
+            bomb.append("  - *p\n");
+        }
+        assertEquals("f.yaml:14: YAML syntax: more than 10 aliases to lists or mappings", refusal(bomb.toString()));
+        assertEquals("f.yaml: the file is empty (expected a layout, e.g. 'layout: sub-slices')", refusal("# nothing here\n"));
+        assertEquals(refusal("null\n"), refusal("# nothing here\n"));
+        assertEquals(refusal("---\n...\n"), refusal("# nothing here\n"));
+    }
+}

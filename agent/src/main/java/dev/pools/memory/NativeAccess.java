@@ -168,10 +168,6 @@ final class NativeAccess {
         }
     }
 
-    /**
-     * The JDK's direct memory limit ({@code -XX:MaxDirectMemorySize}, or the heap's maximum when
-     * unset), read from {@code jdk.internal.misc.VM} when in reach.
-     */
     /** The JDK's message the last time it refused a page, or null. */
     static String lastRefusal() {
         return lastRefusal;

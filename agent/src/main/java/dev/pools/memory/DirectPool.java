@@ -45,8 +45,7 @@ final class DirectPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        lock.lock();
-        try {
+        synchronized (this) {
             if (retired) {
                 return null;
             }
@@ -65,8 +64,6 @@ final class DirectPool extends Pool {
             Anchor anchor = new Anchor(this, held, block.address, size, site, queue);
             held.lease = anchor.lease;
             return anchor;
-        } finally {
-            lock.unlock();
         }
     }
 

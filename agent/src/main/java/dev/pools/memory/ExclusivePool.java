@@ -75,8 +75,7 @@ final class ExclusivePool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        lock.lock();
-        try {
+        synchronized (this) {
             if (retired) {
                 return null;
             }
@@ -100,8 +99,6 @@ final class ExclusivePool extends Pool {
                 age();
             }
             return anchor;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -192,11 +189,8 @@ final class ExclusivePool extends Pool {
 
     /** The free-count of each free page in page order, for tests. */
     int[] freeCounts() {
-        lock.lock();
-        try {
+        synchronized (this) {
             return freePages.stream().mapToInt(p -> p.freeCount).toArray();
-        } finally {
-            lock.unlock();
         }
     }
 }

@@ -1,14 +1,15 @@
 package dev.pools.memory;
 
 import java.lang.ref.ReferenceQueue;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What every pool kind shares: a lock, the accounting of POOLS.md §7, the marks that reset only
- * at install ({@code pagesPeak}, {@code largestAlloc}) and a histogram of request sizes.
+ * What every pool kind shares: its monitor as its lock, the accounting of POOLS.md §7, the marks
+ * that reset only at install ({@code pagesPeak}, {@code largestAlloc}) and a histogram of request
+ * sizes.
  *
- * <p>Threading: every field below is guarded by {@link #lock}. An allocation holds one pool's lock
- * at a time; only an install holds them all, taken in layout order.
+ * <p>Threading: every field below is guarded by the pool's own monitor ({@code synchronized}; with
+ * two threads contending it measured faster than a {@code ReentrantLock}, BENCHMARKS.md B1). An
+ * allocation holds one pool's lock at a time; only an install holds them all, taken in layout order.
  */
 abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
@@ -18,7 +19,6 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     /** The allocator this pool belongs to: where its leases are released. */
     final PoolAllocator owner;
     final int index;
-    final ReentrantLock lock = new ReentrantLock();
 
     /** Set by an install that replaced this pool's layout: reserve refuses, the caller re-routes. */
     boolean retired;
@@ -65,23 +65,17 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract void freeLocked(Lease lease);
 
     final void free(Lease lease) {
-        lock.lock();
-        try {
+        synchronized (this) {
             freeLocked(lease);
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Returns released leases' room to the pool under one acquisition of its lock. */
     final void free(Lease[] leases, int from, int to) {
-        lock.lock();
-        try {
+        synchronized (this) {
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i]);
             }
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -123,20 +117,14 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final int cleanup() {
-        lock.lock();
-        try {
+        synchronized (this) {
             return releaseEmptyPages();
-        } finally {
-            lock.unlock();
         }
     }
 
     final PoolReport report() {
-        lock.lock();
-        try {
+        synchronized (this) {
             return reportLocked();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -161,11 +149,8 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final long[] requestSizes() {
-        lock.lock();
-        try {
+        synchronized (this) {
             return requestSizes.clone();
-        } finally {
-            lock.unlock();
         }
     }
 

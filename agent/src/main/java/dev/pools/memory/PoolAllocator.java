@@ -335,29 +335,27 @@ public final class PoolAllocator {
             throw InstallMemoryPoolsException.unavailable();
         }
         drainQueue();
-        PoolSet old = current;
-        int locked = 0;
-        try {
-            long live = 0;
-            for (Pool pool : old.pools) {
-                pool.lock.lock();
-                locked++;
+        installLocked(current, 0, 0, layout);
+    }
+
+    /** Holds the lock of every pool of {@code old} from {@code index} on, in layout order, then installs. */
+    private void installLocked(PoolSet old, int index, long live, List<PoolSpec> layout) throws InstallMemoryPoolsException {
+        if (index < old.pools.length) {
+            Pool pool = old.pools[index];
+            synchronized (pool) {
                 pool.releaseEmptyPages();
-                live += pool.bytesInUse;
+                installLocked(old, index + 1, live + pool.bytesInUse, layout);
             }
-            if (live > 0) {
-                throw InstallMemoryPoolsException.poolsInUse(live);
-            }
-            for (Pool pool : old.pools) {
-                pool.retired = true;
-            }
-            old.retired = true;
-            current = new PoolSet(this, layout);
-        } finally {
-            for (int i = locked - 1; i >= 0; i--) {
-                old.pools[i].lock.unlock();
-            }
+            return;
         }
+        if (live > 0) {
+            throw InstallMemoryPoolsException.poolsInUse(live);
+        }
+        for (Pool pool : old.pools) {
+            pool.retired = true;
+        }
+        old.retired = true;
+        current = new PoolSet(this, layout);
     }
 
     /** From now on installs are refused as {@code UNAVAILABLE}; allocations go on. */
@@ -438,11 +436,8 @@ public final class PoolAllocator {
     /** Checks every pool's invariants; throws {@link AssertionError}. For tests. */
     public void checkInvariants() {
         for (Pool pool : current.pools) {
-            pool.lock.lock();
-            try {
+            synchronized (pool) {
                 pool.checkInvariants();
-            } finally {
-                pool.lock.unlock();
             }
         }
     }

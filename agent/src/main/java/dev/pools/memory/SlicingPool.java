@@ -85,8 +85,7 @@ final class SlicingPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        lock.lock();
-        try {
+        synchronized (this) {
             if (retired) {
                 return null;
             }
@@ -107,8 +106,6 @@ final class SlicingPool extends Pool {
             Anchor anchor = new Anchor(this, used, used.page.block.address + used.offset, size, site, queue);
             used.lease = anchor.lease;
             return anchor;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -233,16 +230,13 @@ final class SlicingPool extends Pool {
 
     /** The page index and offset of the used slice at {@code address}, for tests; null if none. */
     long[] locate(long address) {
-        lock.lock();
-        try {
+        synchronized (this) {
             for (Page page : pages) {
                 if (page != null && address >= page.block.address && address < page.block.address + pageSize) {
                     return new long[] {page.index, address - page.block.address};
                 }
             }
             return null;
-        } finally {
-            lock.unlock();
         }
     }
 

@@ -45,7 +45,8 @@ final class DirectPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        synchronized (this) {
+        lock.lock();
+        try {
             if (retired) {
                 return null;
             }
@@ -64,6 +65,8 @@ final class DirectPool extends Pool {
             Anchor anchor = new Anchor(this, held, block.address, size, site, queue);
             held.lease = anchor.lease;
             return anchor;
+        } finally {
+            lock.unlock();
         }
     }
 

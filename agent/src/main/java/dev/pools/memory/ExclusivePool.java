@@ -75,7 +75,8 @@ final class ExclusivePool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        synchronized (this) {
+        lock.lock();
+        try {
             if (retired) {
                 return null;
             }
@@ -99,6 +100,8 @@ final class ExclusivePool extends Pool {
                 age();
             }
             return anchor;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -189,8 +192,11 @@ final class ExclusivePool extends Pool {
 
     /** The free-count of each free page in page order, for tests. */
     int[] freeCounts() {
-        synchronized (this) {
+        lock.lock();
+        try {
             return freePages.stream().mapToInt(p -> p.freeCount).toArray();
+        } finally {
+            lock.unlock();
         }
     }
 }

@@ -1,15 +1,14 @@
 package dev.pools.memory;
 
 import java.lang.ref.ReferenceQueue;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What every pool kind shares: its monitor as its lock, the accounting of POOLS.md §7, the marks
- * that reset only at install ({@code pagesPeak}, {@code largestAlloc}) and a histogram of request
- * sizes.
+ * What every pool kind shares: a lock, the accounting of POOLS.md §7, the marks that reset only
+ * at install ({@code pagesPeak}, {@code largestAlloc}) and a histogram of request sizes.
  *
- * <p>Threading: every field below is guarded by the pool's own monitor ({@code synchronized}; with
- * two threads contending it measured faster than a {@code ReentrantLock}, BENCHMARKS.md B1). An
- * allocation holds one pool's lock at a time; only an install holds them all, taken in layout order.
+ * <p>Threading: every field below is guarded by {@link #lock}. An allocation holds one pool's lock
+ * at a time; only an install holds them all, taken in layout order.
  */
 abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
@@ -19,6 +18,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     /** The allocator this pool belongs to: where its leases are released. */
     final PoolAllocator owner;
     final int index;
+    final ReentrantLock lock = new ReentrantLock();
 
     /** Set by an install that replaced this pool's layout: reserve refuses, the caller re-routes. */
     boolean retired;
@@ -65,17 +65,23 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract void freeLocked(Lease lease);
 
     final void free(Lease lease) {
-        synchronized (this) {
+        lock.lock();
+        try {
             freeLocked(lease);
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Returns released leases' room to the pool under one acquisition of its lock. */
     final void free(Lease[] leases, int from, int to) {
-        synchronized (this) {
+        lock.lock();
+        try {
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i]);
             }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -117,14 +123,20 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final int cleanup() {
-        synchronized (this) {
+        lock.lock();
+        try {
             return releaseEmptyPages();
+        } finally {
+            lock.unlock();
         }
     }
 
     final PoolReport report() {
-        synchronized (this) {
+        lock.lock();
+        try {
             return reportLocked();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -149,8 +161,11 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final long[] requestSizes() {
-        synchronized (this) {
+        lock.lock();
+        try {
             return requestSizes.clone();
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -335,27 +335,29 @@ public final class PoolAllocator {
             throw InstallMemoryPoolsException.unavailable();
         }
         drainQueue();
-        installLocked(current, 0, 0, layout);
-    }
-
-    /** Holds the lock of every pool of {@code old} from {@code index} on, in layout order, then installs. */
-    private void installLocked(PoolSet old, int index, long live, List<PoolSpec> layout) throws InstallMemoryPoolsException {
-        if (index < old.pools.length) {
-            Pool pool = old.pools[index];
-            synchronized (pool) {
+        PoolSet old = current;
+        int locked = 0;
+        try {
+            long live = 0;
+            for (Pool pool : old.pools) {
+                pool.lock.lock();
+                locked++;
                 pool.releaseEmptyPages();
-                installLocked(old, index + 1, live + pool.bytesInUse, layout);
+                live += pool.bytesInUse;
             }
-            return;
+            if (live > 0) {
+                throw InstallMemoryPoolsException.poolsInUse(live);
+            }
+            for (Pool pool : old.pools) {
+                pool.retired = true;
+            }
+            old.retired = true;
+            current = new PoolSet(this, layout);
+        } finally {
+            for (int i = locked - 1; i >= 0; i--) {
+                old.pools[i].lock.unlock();
+            }
         }
-        if (live > 0) {
-            throw InstallMemoryPoolsException.poolsInUse(live);
-        }
-        for (Pool pool : old.pools) {
-            pool.retired = true;
-        }
-        old.retired = true;
-        current = new PoolSet(this, layout);
     }
 
     /** From now on installs are refused as {@code UNAVAILABLE}; allocations go on. */
@@ -436,8 +438,11 @@ public final class PoolAllocator {
     /** Checks every pool's invariants; throws {@link AssertionError}. For tests. */
     public void checkInvariants() {
         for (Pool pool : current.pools) {
-            synchronized (pool) {
+            pool.lock.lock();
+            try {
                 pool.checkInvariants();
+            } finally {
+                pool.lock.unlock();
             }
         }
     }

@@ -85,7 +85,8 @@ final class SlicingPool extends Pool {
     @Override
     Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
         int length = Sizes.effective(size);
-        synchronized (this) {
+        lock.lock();
+        try {
             if (retired) {
                 return null;
             }
@@ -106,6 +107,8 @@ final class SlicingPool extends Pool {
             Anchor anchor = new Anchor(this, used, used.page.block.address + used.offset, size, site, queue);
             used.lease = anchor.lease;
             return anchor;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -230,13 +233,16 @@ final class SlicingPool extends Pool {
 
     /** The page index and offset of the used slice at {@code address}, for tests; null if none. */
     long[] locate(long address) {
-        synchronized (this) {
+        lock.lock();
+        try {
             for (Page page : pages) {
                 if (page != null && address >= page.block.address && address < page.block.address + pageSize) {
                     return new long[] {page.index, address - page.block.address};
                 }
             }
             return null;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.pools.agent;
 
-import dev.pools.hosts.CloseHooks;
+import dev.pools.log.Log;
 import dev.pools.hosts.HostTransformer;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutFile;
@@ -44,7 +44,7 @@ public final class PoolsAgent {
 
     private static void start(String args, Instrumentation inst, boolean late) {
         if (PoolsRuntime.current() != null) {
-            AgentLog.info("already attached to this JVM; the second attach is ignored");
+            Log.info("already attached to this JVM; the second attach is ignored");
             return;
         }
         PoolsConfig config;
@@ -59,24 +59,22 @@ public final class PoolsAgent {
             refuse(e.getMessage(), late);
             return;
         } catch (Throwable t) {
-            AgentLog.info("could not start; the host runs on its own allocations: " + t);
+            Log.info("could not start; the host runs on its own allocations: " + t);
             return;
         }
         try {
             PoolsRuntime.setCurrent(runtime);
-            CloseHooks hooks = config.release() == PoolsConfig.Release.CLOSE ? new CloseHooks() : null;
-            HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), hooks);
-            // Retransformable only for a late attach: with it, the JVM keeps a copy of every class file it loads.
-            inst.addTransformer(transformer, late);
-            if (late) {
-                retransformLoaded(inst, transformer, hooks);
-            }
+            boolean releaseAtClose = config.release() == PoolsConfig.Release.CLOSE;
+            HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), releaseAtClose);
+            // Not retransformation-capable: with that, the JVM would keep a copy of every class file it loads.
+            inst.addTransformer(transformer, false);
+            retransformLoaded(inst, transformer, late, releaseAtClose);
             Runtime.getRuntime().addShutdownHook(new ShutdownHook(runtime));
             Thread background = new BackgroundStart(runtime);
             background.setDaemon(true);
             background.start();
         } catch (Throwable t) {
-            AgentLog.info("could not start the instrumentation; the host runs on its own allocations: " + t);
+            Log.info("could not start the instrumentation; the host runs on its own allocations: " + t);
         }
     }
 
@@ -120,7 +118,7 @@ public final class PoolsAgent {
         public void run() {
             runtime.shutdown();
             if (runtime.config().reportFile() != null && !Recorder.started()) {
-                AgentLog.info("the JVM ended before the recording started; no recording was written");
+                Log.info("the JVM ended before the recording started; no recording was written");
             }
         }
     }
@@ -128,7 +126,7 @@ public final class PoolsAgent {
     private static void startInBackground(PoolsRuntime runtime) {
         Throwable missing = PoolAllocator.unavailableBecause();
         if (missing != null) {
-            AgentLog.once("native", "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
+            Log.once("native", "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
                     + missing);
             return;
         }
@@ -139,38 +137,61 @@ public final class PoolsAgent {
             }
             MallocThresholds.hint(largestSlice);
         } catch (Throwable t) {
-            AgentLog.once("malloc", "could not give malloc its threshold hint (see README, Troubleshooting): " + t);
+            Log.once("malloc", "could not give malloc its threshold hint (see README, Troubleshooting): " + t);
         }
         try {
             Recorder.start(runtime);
         } catch (Throwable t) {
-            AgentLog.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
+            Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
         }
         try {
             // At start-up, not later: a burst of work in the middle of a run slows native libraries
             // that spin-wait for all their threads (PyTorch's OpenMP on two cores lost seconds so).
             MemoryPoolsMBean.register(runtime);
         } catch (Throwable t) {
-            AgentLog.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);
+            Log.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);
         }
     }
 
-    /** Late attach: classes already loaded are instrumented now; allocations made from here on are routed. */
-    private static void retransformLoaded(Instrumentation inst, HostTransformer transformer, CloseHooks hooks) {
+    /**
+     * Classes of intercepted packages loaded before the transformer was added (by a late attach, or
+     * before {@code premain} by another agent or a launcher) are instrumented now, through a
+     * retransformation-capable copy of the transformer registered for this alone. Each class that
+     * cannot be is named once on stderr.
+     */
+    private static void retransformLoaded(Instrumentation inst, HostTransformer transformer, boolean late, boolean releaseAtClose) {
         List<Class<?>> targets = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (transformer.intercepts(c.getName()) && inst.isModifiableClass(c)) {
+            if (transformer.intercepts(c.getName()) && !c.isArray()) {
                 targets.add(c);
             }
         }
-        for (Class<?> c : targets) {
-            try {
-                inst.retransformClasses(c);
-            } catch (Throwable t) {
-                AgentLog.once("retransform:" + c.getName(), "cannot instrument the loaded class " + c.getName() + ": " + t);
+        if (targets.isEmpty()) {
+            if (late) {
+                Log.info("attached late: no loaded class to re-instrument" + (releaseAtClose ? ", release at close on" : ""));
             }
+            return;
         }
-        AgentLog.info("attached late: " + targets.size() + " loaded classes re-instrumented"
-                + (hooks == null ? "" : ", release at close on"));
+        HostTransformer again = transformer.forRetransformation();
+        inst.addTransformer(again, true);
+        int done = 0;
+        try {
+            for (Class<?> c : targets) {
+                try {
+                    if (!inst.isModifiableClass(c)) {
+                        throw new IllegalStateException("the JVM does not let it be changed");
+                    }
+                    inst.retransformClasses(c);
+                    done++;
+                } catch (Throwable t) {
+                    Log.once("retransform:" + c.getName(), "cannot instrument the already loaded class " + c.getName()
+                            + "; it keeps its own allocations: " + t);
+                }
+            }
+        } finally {
+            inst.removeTransformer(again);
+        }
+        Log.info((late ? "attached late: " : "") + done + " already loaded class" + (done == 1 ? "" : "es") + " re-instrumented"
+                + (releaseAtClose ? ", release at close on" : ""));
     }
 }

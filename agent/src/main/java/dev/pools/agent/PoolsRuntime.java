@@ -1,7 +1,8 @@
 package dev.pools.agent;
 
+import dev.pools.log.Log;
 import dev.pools.api.InstallMemoryPoolsException;
-import dev.pools.hosts.HeldBuffers;
+import dev.pools.hosts.Allocations;
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutPrinter;
@@ -13,16 +14,13 @@ import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolSpec;
 import dev.pools.layout.FileNames;
 import java.io.IOException;
-import java.nio.Buffer;
 import java.nio.file.Path;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The agent's state in a running JVM, and the static entry points that instrumented host code
- * calls. Instrumented code calls only {@link #allocateDirect} and {@link #releaseClosed}; both
- * never throw anything the host would not get from the JDK itself.
+ * The agent's state in a running JVM: the configuration, the allocator, the installed layout and
+ * who listens for installs. Instrumented host code calls into the hosts package, not here.
  */
 public final class PoolsRuntime {
 
@@ -86,79 +84,7 @@ public final class PoolsRuntime {
 
     static void setCurrent(PoolsRuntime runtime) {
         current = runtime;
-    }
-
-    /**
-     * Stands in for {@code ByteBuffer.allocateDirect(capacity)} at an instrumented call site.
-     * Serves from the pools; on any internal failure says so once and serves from the JDK.
-     */
-    public static ByteBuffer allocateDirect(int capacity, int site) {
-        PoolsRuntime r = current;
-        if (r == null || capacity < 0) {
-            return ByteBuffer.allocateDirect(capacity);
-        }
-        try {
-            return r.allocator.allocate(capacity, site);
-        } catch (OutOfMemoryError e) {
-            throw e; // on_exhausted: fail, or the JDK itself refusing the fallback: what the host asked for
-        } catch (Throwable t) {
-            AgentLog.once("allocate", "an allocation failed inside the pools; serving from the JDK instead: " + t);
-            return ByteBuffer.allocateDirect(capacity);
-        }
-    }
-
-    /**
-     * Per thread: the host object whose hooked method runs, and the buffer it held when the method
-     * began. One slot: a hooked method called inside another leaves the outer one's buffer to the
-     * collector.
-     */
-    private static final ThreadLocal<Object[]> ENTERED = new ThreadLocal<>() {
-        @Override
-        protected Object[] initialValue() {
-            return new Object[2];
-        }
-    };
-
-    /** Start of a hooked method (see {@code CloseHooks}): notes the buffer {@code owner} holds. */
-    public static void entering(Object owner) {
-        try {
-            Object[] slot = ENTERED.get();
-            slot[0] = owner;
-            slot[1] = HeldBuffers.held(owner);
-        } catch (Throwable t) {
-            AgentLog.once("entering", "release: close cannot read a tensor's buffer; the collector releases them: " + t);
-        }
-    }
-
-    /** Normal end of a hooked method: if {@code owner} let go of the buffer it held, releases it. */
-    public static void leaving(Object owner) {
-        try {
-            Object[] slot = ENTERED.get();
-            if (slot[0] != owner) {
-                return;
-            }
-            Object before = slot[1];
-            slot[0] = null;
-            slot[1] = null;
-            if (before != null && HeldBuffers.held(owner) != before) {
-                releaseClosed(before);
-            }
-        } catch (Throwable t) {
-            AgentLog.once("leaving", "release: close cannot read a tensor's buffer; the collector releases them: " + t);
-        }
-    }
-
-    /** Releases a buffer a host object let go of ({@code release: close}). */
-    public static void releaseClosed(Object buffer) {
-        PoolsRuntime r = current;
-        if (r == null || !(buffer instanceof Buffer b)) {
-            return;
-        }
-        try {
-            r.allocator.release(b);
-        } catch (Throwable t) {
-            AgentLog.once("release", "releasing a closed tensor's buffer failed; the collector will release it: " + t);
-        }
+        Allocations.routeTo(runtime.allocator);
     }
 
     public PoolsConfig config() {
@@ -216,7 +142,7 @@ public final class PoolsRuntime {
             try {
                 l.installed(installed);
             } catch (RuntimeException e) {
-                AgentLog.once("install-listener", "recording an install failed: " + e);
+                Log.once("install-listener", "recording an install failed: " + e);
             }
         }
     }

@@ -1,11 +1,13 @@
 package dev.pools.agent;
 
+import dev.pools.log.Log;
 import dev.pools.memory.AllocationTrace;
 import dev.pools.memory.CallSites;
 import java.io.BufferedWriter;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -19,7 +21,8 @@ import java.nio.file.Path;
  *   f 3145728 it.host.Tensors#allocate                             served by the JDK: no pool could
  * </pre>
  *
- * Writes are serialized; tracing is for measuring runs, not for production.
+ * Writes are serialized, and made under the lock of the pool concerned, so that the lines of one
+ * pool are in the order the pool saw them; tracing is for measuring runs, not for production.
  */
 final class TraceWriter implements AllocationTrace {
 
@@ -29,7 +32,9 @@ final class TraceWriter implements AllocationTrace {
     private boolean failed;
 
     TraceWriter(Path file, CallSites sites) throws IOException {
-        this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        // A plain FileOutputStream, not a FileChannel: the release thread writes here and is
+        // interrupted by design (see the memory package's Releaser); an interrupted channel closes.
+        this.out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(file.toFile()), StandardCharsets.UTF_8));
         this.sites = sites;
         out.write("# pools trace v1\n");
     }
@@ -59,7 +64,7 @@ final class TraceWriter implements AllocationTrace {
             out.write(line);
         } catch (IOException e) {
             failed = true;
-            AgentLog.once("trace", "writing the allocation trace failed; it stops here: " + e);
+            Log.once("trace", "writing the allocation trace failed; it stops here: " + e);
         }
     }
 
@@ -67,7 +72,7 @@ final class TraceWriter implements AllocationTrace {
         try {
             out.close();
         } catch (IOException e) {
-            AgentLog.once("trace", "closing the allocation trace failed: " + e);
+            Log.once("trace", "closing the allocation trace failed: " + e);
         }
     }
 }

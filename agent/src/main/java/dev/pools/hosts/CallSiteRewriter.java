@@ -13,7 +13,7 @@ import net.bytebuddy.jar.asm.Opcodes;
  *
  * <pre>
  *   ldc            siteId                     // this class#method, registered now
- *   invokestatic   dev/pools/agent/PoolsRuntime.allocateDirect(II)Ljava/nio/ByteBuffer;
+ *   invokestatic   dev/pools/hosts/Allocations.allocateDirect(II)Ljava/nio/ByteBuffer;
  * </pre>
  *
  * The operand stack grows by one at the call, so each changed method's max stack grows by one;
@@ -24,7 +24,7 @@ final class CallSiteRewriter {
     static final String OWNER = "java/nio/ByteBuffer";
     static final String NAME = "allocateDirect";
     static final String DESCRIPTOR = "(I)Ljava/nio/ByteBuffer;";
-    static final String RUNTIME = "dev/pools/agent/PoolsRuntime";
+    static final String RUNTIME = "dev/pools/hosts/Allocations";
     static final String RUNTIME_DESCRIPTOR = "(II)Ljava/nio/ByteBuffer;";
 
     private static final byte[] NAME_UTF8 = NAME.getBytes(java.nio.charset.StandardCharsets.US_ASCII);

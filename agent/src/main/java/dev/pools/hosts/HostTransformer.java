@@ -1,39 +1,65 @@
 package dev.pools.hosts;
 
-import dev.pools.agent.AgentLog;
+import dev.pools.log.Log;
 import dev.pools.memory.CallSites;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.List;
 
 /**
- * The one transformer the agent installs. For a class of an intercepted package it substitutes the
- * {@code allocateDirect} call sites, and, under {@code release: close}, adds the release hooks of
- * the host framework it belongs to. Every other class is left alone after one prefix check, and
- * a class that cannot be instrumented keeps its own allocations (said once).
+ * The transformer the agent installs. For a class of an intercepted package it substitutes the
+ * {@code allocateDirect} call sites, and, under {@code release: close}, adds the return hooks its
+ * host folder declares ({@link Hosts}). Every other class is left alone after one prefix check;
+ * the agent's own classes never change, whatever the layout names; a class that cannot be
+ * instrumented keeps its own allocations (said once).
  */
 public final class HostTransformer implements ClassFileTransformer {
 
+    /** The agent's own classes: never rewritten (the shaded dependencies live below it too). */
+    static final String OWN_PACKAGE = "dev/pools/";
+
     private final String[] prefixes;
     private final CallSites sites;
-    private final CloseHooks closeHooks;
+    private final boolean releaseAtClose;
+    private final boolean onlyRetransforms;
 
     /**
-     * @param packages   Java package names; their classes and those of their sub-packages are instrumented
-     * @param closeHooks the release-at-close instrumentation, or null under {@code release: gc}
+     * @param packages       Java package names; their classes and those of their sub-packages are instrumented
+     * @param releaseAtClose whether to add the hosts' release hooks ({@code release: close})
      */
-    public HostTransformer(List<String> packages, CallSites sites, CloseHooks closeHooks) {
+    public HostTransformer(List<String> packages, CallSites sites, boolean releaseAtClose) {
+        this(packages, sites, releaseAtClose, false);
+    }
+
+    private HostTransformer(List<String> packages, CallSites sites, boolean releaseAtClose, boolean onlyRetransforms) {
         this.prefixes = new String[packages.size()];
         for (int i = 0; i < prefixes.length; i++) {
             prefixes[i] = packages.get(i).replace('.', '/') + "/";
         }
         this.sites = sites;
-        this.closeHooks = closeHooks;
+        this.releaseAtClose = releaseAtClose;
+        this.onlyRetransforms = onlyRetransforms;
     }
 
-    /** Whether a class (internal or binary name) is in an intercepted package. */
+    /**
+     * The same instrumentation for classes loaded before this transformer was added, to be
+     * registered as retransformation-capable for the time of one retransformation: it acts only on
+     * retransformed classes, so a class loaded meanwhile is not changed twice.
+     */
+    public HostTransformer forRetransformation() {
+        List<String> packages = new java.util.ArrayList<>();
+        for (String p : prefixes) {
+            packages.add(p.substring(0, p.length() - 1).replace('/', '.'));
+        }
+        return new HostTransformer(packages, sites, releaseAtClose, true);
+    }
+
+    /** Whether a class (internal or binary name) is in an intercepted package, and not the agent's own. */
     public boolean intercepts(String className) {
         String internal = className.replace('.', '/');
+        if (internal.startsWith(OWN_PACKAGE)) {
+            return false;
+        }
         for (String p : prefixes) {
             if (internal.startsWith(p)) {
                 return true;
@@ -44,7 +70,7 @@ public final class HostTransformer implements ClassFileTransformer {
 
     @Override
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain, byte[] classFile) {
-        if (className == null || !intercepts(className)) {
+        if (className == null || (onlyRetransforms && redefined == null) || !intercepts(className)) {
             return null;
         }
         byte[] out = classFile;
@@ -53,18 +79,40 @@ public final class HostTransformer implements ClassFileTransformer {
                 out = CallSiteRewriter.rewrite(out, className, sites);
             }
         } catch (Throwable t) {
-            AgentLog.once("transform:" + className, "cannot instrument " + className.replace('/', '.')
+            Log.once("transform:" + className, "cannot instrument " + className.replace('/', '.')
                     + "; it keeps its own allocations: " + t);
             return null;
         }
-        if (closeHooks != null && closeHooks.hooks(className)) {
-            try {
-                out = closeHooks.apply(className, out);
-            } catch (Throwable t) {
-                AgentLog.once("hooks:" + className, "release: close is not available for " + className.replace('/', '.')
-                        + "; its buffers are released by the collector: " + t);
-            }
+        if (releaseAtClose) {
+            out = addHooks(className, out);
         }
         return out == classFile ? null : out;
+    }
+
+    private static byte[] addHooks(String className, byte[] classFile) {
+        HostClass declared = Hosts.find(className);
+        if (declared == null) {
+            return classFile;
+        }
+        if (declared.noReleaseAtClose() != null) {
+            Log.once("close-hook:" + className, "release: close leaves " + declared.javaName()
+                    + " to the collector: " + declared.noReleaseAtClose());
+        }
+        if (declared.hooks().isEmpty()) {
+            return classFile;
+        }
+        try {
+            String missing = ReturnHooks.missing(classFile, declared);
+            if (missing != null) {
+                Log.once("close-hook:" + className, "release: close is not available for " + declared.javaName()
+                        + " (" + missing + "); its buffers are released by the collector");
+                return classFile;
+            }
+            return ReturnHooks.apply(classFile, declared);
+        } catch (Throwable t) {
+            Log.once("close-hook:" + className, "release: close is not available for " + declared.javaName()
+                    + "; its buffers are released by the collector: " + t);
+            return classFile;
+        }
     }
 }

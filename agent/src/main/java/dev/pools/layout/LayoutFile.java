@@ -436,12 +436,28 @@ public final class LayoutFile {
             if (!PACKAGE.matcher(p).matches()) {
                 throw error(item, "intercept.packages: '" + p + "' is not a Java package name");
             }
-            if (p.startsWith("java.") || p.startsWith("jdk.") || p.startsWith("sun.") || p.startsWith("dev.pools")) {
-                throw error(item, "intercept.packages: '" + p + "' cannot be intercepted (JDK and pools classes are left alone)");
+            String kept = leftAlone(p);
+            if (kept != null) {
+                throw error(item, "intercept.packages: '" + p + "' cannot be intercepted: it "
+                        + (p.equals(kept) || p.startsWith(kept + ".") ? "is" : "contains") + " " + kept
+                        + " (JDK and pools classes are left alone)");
             }
             out.add(p);
         }
         return out;
+    }
+
+    /** Packages never instrumented: the JDK's and the agent's own. */
+    static final List<String> LEFT_ALONE = List.of("java", "jdk", "sun", "dev.pools");
+
+    /** The package of {@link #LEFT_ALONE} that {@code p} is, lies in, or contains; null if none. */
+    static String leftAlone(String p) {
+        for (String kept : LEFT_ALONE) {
+            if (p.equals(kept) || p.startsWith(kept + ".") || kept.startsWith(p + ".")) {
+                return kept;
+            }
+        }
+        return null;
     }
 
     /** A file name pattern ({@code %p}, {@code %t}), or {@code none} (null). */

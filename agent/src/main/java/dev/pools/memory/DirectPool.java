@@ -1,6 +1,5 @@
 package dev.pools.memory;
 
-import java.lang.ref.ReferenceQueue;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,20 +7,10 @@ import java.util.Map;
 /**
  * The direct pool (POOLS.md §5): every allocation is a block of exactly its effective size;
  * a freed block waits to be reused by a request of the same effective size, most recently freed
- * first, until an explicit cleanup gives it back. Accepts every size, so nothing after it in a
- * layout is reachable. Its report counts live allocations as pages.
+ * first, until an explicit cleanup gives it back. Accepts every size a buffer can have, so nothing
+ * after it in a layout is reachable. Its report counts live allocations as pages.
  */
 final class DirectPool extends Pool {
-
-    /** A block in use, holding its lease so that the lease outlives the buffer's anchor. */
-    private static final class Held {
-        final NativeAccess.Block block;
-        Lease lease;
-
-        Held(NativeAccess.Block block) {
-            this.block = block;
-        }
-    }
 
     private final PoolSpec.Direct spec;
     private final Map<Integer, ArrayDeque<NativeAccess.Block>> freeBySize = new HashMap<>();
@@ -39,45 +28,36 @@ final class DirectPool extends Pool {
 
     @Override
     boolean accepts(int size) {
+        return size <= Sizes.MAX_PAGE;
+    }
+
+    @Override
+    boolean take(Lease lease, boolean retry) {
+        int length = Sizes.effective(lease.size);
+        ArrayDeque<NativeAccess.Block> reusable = freeBySize.get(length);
+        NativeAccess.Block block = reusable == null ? null : reusable.pollLast();
+        if (block == null) {
+            block = NativeAccess.allocateBlock(length);
+            if (block == null) {
+                return false;
+            }
+            bytesHeld += length;
+        }
+        notePages(numberAllocs + 1);
+        lease.slot = block;
+        lease.address = block.address;
         return true;
     }
 
     @Override
-    Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
-        int length = Sizes.effective(size);
-        lock.lock();
-        try {
-            if (retired) {
-                return null;
-            }
-            ArrayDeque<NativeAccess.Block> reusable = freeBySize.get(length);
-            NativeAccess.Block block = reusable == null ? null : reusable.pollLast();
-            if (block == null) {
-                block = NativeAccess.allocateBlock(length);
-                if (block == null) {
-                    return null;
-                }
-                bytesHeld += length;
-            }
-            served(size);
-            notePages(numberAllocs);
-            Held held = new Held(block);
-            Anchor anchor = new Anchor(this, held, block.address, size, site, queue);
-            held.lease = anchor.lease;
-            return anchor;
-        } finally {
-            lock.unlock();
+    void giveBack(Lease lease) {
+        NativeAccess.Block block = (NativeAccess.Block) lease.slot;
+        ArrayDeque<NativeAccess.Block> blocks = freeBySize.get(block.size);
+        if (blocks == null) {
+            blocks = new ArrayDeque<>();
+            freeBySize.put(block.size, blocks);
         }
-    }
-
-    @Override
-    void freeLocked(Lease lease) {
-        Held held = (Held) lease.slot;
-        NativeAccess.Block block = held.block;
-        assert held.lease == lease : "releasing a block that is not this lease's";
-        held.lease = null;
-        returned(lease.size);
-        freeBySize.computeIfAbsent(block.size, k -> new ArrayDeque<>()).addLast(block);
+        blocks.addLast(block);
     }
 
     @Override

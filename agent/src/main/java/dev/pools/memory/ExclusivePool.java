@@ -1,6 +1,5 @@
 package dev.pools.memory;
 
-import java.lang.ref.ReferenceQueue;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -73,36 +72,32 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
+    boolean take(Lease lease, boolean retry) {
+        int size = lease.size;
         int length = Sizes.effective(size);
-        lock.lock();
-        try {
-            if (retired) {
-                return null;
-            }
+        if (!retry) {
+            // Once per request: a request retried after releases or a collection is the same request.
             average = 0.99 * average + 0.01 * size;
-            Page page = reuse(length);
-            if (page == null) {
-                long want = Sizes.roundUp((long) Math.ceil(Math.max(average, size)));
-                NativeAccess.Block block = NativeAccess.allocateBlock((int) Math.min(want, Sizes.MAX_PAGE));
-                if (block == null) {
-                    return null;
-                }
-                page = new Page(nextOrder++, block);
-                pageCount++;
-                bytesHeld += block.size;
-                notePages(pageCount);
-            }
-            served(size);
-            Anchor anchor = new Anchor(this, page, page.block.address, size, site, queue);
-            page.lease = anchor.lease;
-            if (++reservations % agingPeriod == 0) {
-                age();
-            }
-            return anchor;
-        } finally {
-            lock.unlock();
         }
+        Page page = reuse(length);
+        if (page == null) {
+            long want = Sizes.roundUp((long) Math.ceil(Math.max(average, size)));
+            NativeAccess.Block block = NativeAccess.allocateBlock((int) Math.min(want, Sizes.MAX_PAGE));
+            if (block == null) {
+                return false;
+            }
+            page = new Page(nextOrder++, block);
+            pageCount++;
+            bytesHeld += block.size;
+            notePages(pageCount);
+        }
+        page.lease = lease;
+        lease.slot = page;
+        lease.address = page.block.address;
+        if (++reservations % agingPeriod == 0) {
+            age();
+        }
+        return true;
     }
 
     private Page reuse(int length) {
@@ -138,11 +133,10 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    void freeLocked(Lease lease) {
+    void giveBack(Lease lease) {
         Page page = (Page) lease.slot;
         assert page.lease == lease : "releasing a page that is not this lease's";
         page.lease = null;
-        returned(lease.size);
         int at = freePages.size();
         while (at > 0 && freePages.get(at - 1).order > page.order) {
             at--;
@@ -187,6 +181,16 @@ final class ExclusivePool extends Pool {
         }
         if (pageCount - freePages.size() != numberAllocs) {
             throw new AssertionError(pageCount + " pages, " + freePages.size() + " free, but " + numberAllocs + " allocations");
+        }
+    }
+
+    /** The running average of requested sizes, for tests. */
+    double average() {
+        lock.lock();
+        try {
+            return average;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -8,16 +8,21 @@ import java.lang.ref.ReferenceQueue;
 /**
  * One allocation served by a pool, from reservation to release.
  *
- * <p>Ownership: the pool holds the lease strongly (in the slot it reserved), so that the lease
- * outlives its {@link Anchor}; the anchor is held only by the buffer and its views. A lease is
- * released exactly once, by whichever comes first: an explicit release, or the reference queue
- * once the anchor is unreachable. {@link #claimRelease()} decides the winner; every later claim
- * is a double release and changes nothing.
+ * <p>Ownership: the pool holds every live lease strongly, on its list of live leases (see
+ * {@link Pool}), so that the lease outlives its {@link Anchor} and the collector enqueues it when
+ * the anchor dies: a phantom reference that is itself unreachable is never enqueued. The anchor
+ * is held only by the buffer and its views. A lease is released exactly once, by whichever comes
+ * first: an explicit release, or the reference queue once the anchor is unreachable.
+ * {@link #claimRelease()} decides the winner; every later claim changes nothing.
+ *
+ * <p>A lease marked {@linkplain #share() shared} was handed to code the pools cannot follow (a
+ * host framework gave the buffer to its caller): from then on only the collector releases it.
  */
 final class Lease extends PhantomReference<Anchor> {
     private static final VarHandle STATE;
     private static final int LIVE = 0;
-    private static final int RELEASED = 1;
+    private static final int SHARED = 1;
+    private static final int RELEASED = 2;
 
     static {
         try {
@@ -28,33 +33,56 @@ final class Lease extends PhantomReference<Anchor> {
     }
 
     final Pool pool;
-    /** The pool's own record of what this lease reserved (a slice, a page or a block). */
-    final Object slot;
-    final long address;
     /** Requested size in bytes: the buffer's capacity. */
     final int size;
     /** Call site that asked for it, see {@link CallSites}. */
     final int site;
-    /** The id an {@link AllocationTrace} gave this allocation; 0 when no trace runs. */
+    /** The pool's own record of what this lease reserved (a slice, a page or a block); set once, under the pool's lock. */
+    Object slot;
+    /** Where the memory starts; set with {@link #slot}. */
+    long address;
+    /** The id an {@link AllocationTrace} gave this allocation; 0 when no trace runs. Written under the pool's lock. */
     long traceId;
+    /** Neighbours on the pool's list of live leases; guarded by the pool's lock. */
+    Lease prevLive;
+    Lease nextLive;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    Lease(Anchor anchor, ReferenceQueue<Anchor> queue, Pool pool, Object slot, long address, int size, int site) {
+    Lease(Anchor anchor, ReferenceQueue<Anchor> queue, Pool pool, int size, int site) {
         super(anchor, queue);
         this.pool = pool;
-        this.slot = slot;
-        this.address = address;
         this.size = size;
         this.site = site;
     }
 
     /** True for the one caller that may release this lease; false for every later one. */
     boolean claimRelease() {
+        int s;
+        do {
+            s = state;
+            if (s == RELEASED) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, s, RELEASED));
+        return true;
+    }
+
+    /** Like {@link #claimRelease()}, but refuses a shared lease: for releases that only the owner's own code may make. */
+    boolean claimUnsharedRelease() {
         return STATE.compareAndSet(this, LIVE, RELEASED);
     }
 
+    /** Marks the lease shared; false if it was released already. */
+    boolean share() {
+        return STATE.compareAndSet(this, LIVE, SHARED) || state == SHARED;
+    }
+
     boolean isLive() {
-        return state == LIVE;
+        return state != RELEASED;
+    }
+
+    boolean isShared() {
+        return state == SHARED;
     }
 }

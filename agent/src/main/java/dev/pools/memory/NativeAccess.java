@@ -192,8 +192,10 @@ final class NativeAccess {
         return newBuffer(EmptyBlock.ADDRESS, 0, null);
     }
 
+    /** The memory behind every zero-capacity buffer: held for the JVM's life, so the address stays valid. */
     private static final class EmptyBlock {
-        static final long ADDRESS = allocateBlock(ALIGNMENT).address;
+        static final Block BLOCK = allocateBlock(ALIGNMENT);
+        static final long ADDRESS = BLOCK.address;
     }
 
     /** A direct buffer of {@code capacity} bytes at {@code address}; all its views hold {@code attachment}. */

@@ -1,6 +1,5 @@
 package dev.pools.memory;
 
-import java.lang.ref.ReferenceQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -28,6 +27,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     long largestAlloc;
     long pagesPeak;
     final long[] requestSizes = new long[HISTOGRAM_BUCKETS + 1];
+    /** Every live lease of this pool, newest first: the pool's strong hold on them (see {@link Lease}). */
+    private Lease liveHead;
+    private long liveCount;
 
     Pool(PoolAllocator owner, int index) {
         this.owner = owner;
@@ -56,13 +58,45 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     /**
-     * Reserves room for {@code size > 0} bytes and returns the anchor of its lease; null when this pool cannot serve
-     * it now (capped and full, refused a page by the JDK, or retired). Takes the lock.
+     * Reserves room for {@code size > 0} bytes and returns the anchor of its lease; null when this
+     * pool cannot serve it now (capped and full, refused a page by the JDK, or retired). The same
+     * for every pool kind: the anchor and lease are made before the lock is taken (an allocation
+     * that fails there leaves the pool untouched); under the lock the pool finds the room
+     * ({@link #take}), puts the lease on its list of live leases, and counts it.
+     *
+     * @param retry whether the same request was tried before (after releases or a collection), so
+     *              that per-request statistics count it once
      */
-    abstract Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue);
+    final Anchor reserve(int size, int site, boolean retry) {
+        Anchor anchor = new Anchor(this, size, site, Releaser.QUEUE);
+        Lease lease = anchor.lease;
+        AllocationTrace trace = owner.options().trace();
+        lock.lock();
+        try {
+            if (retired || !take(lease, retry)) {
+                return null;
+            }
+            link(lease);
+            served(size);
+            if (trace != null) {
+                // Under the lock, so the trace lists one pool's allocations and releases in the order the pool saw them.
+                lease.traceId = trace.allocated(size, site);
+            }
+            return anchor;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Finds room for {@code lease.size} bytes and records it in {@code lease.slot} and
+     * {@code lease.address}; false when there is none. Caller holds the lock. Allocates any object
+     * it needs before it changes the pool, so that a failed allocation leaves the pool as it was.
+     */
+    abstract boolean take(Lease lease, boolean retry);
 
     /** Returns a released lease's room to the pool. The caller has claimed the release, cleaned the memory, and holds the lock. */
-    abstract void freeLocked(Lease lease);
+    abstract void giveBack(Lease lease);
 
     final void free(Lease lease) {
         lock.lock();
@@ -83,6 +117,61 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         } finally {
             lock.unlock();
         }
+    }
+
+    private void freeLocked(Lease lease) {
+        unlink(lease);
+        returned(lease.size);
+        AllocationTrace trace = owner.options().trace();
+        if (trace != null) {
+            trace.released(lease.traceId);
+        }
+        giveBack(lease);
+    }
+
+    /** Puts a lease on the list of live leases: the pool's strong hold on it. Caller holds the lock. */
+    private void link(Lease lease) {
+        lease.nextLive = liveHead;
+        if (liveHead != null) {
+            liveHead.prevLive = lease;
+        }
+        liveHead = lease;
+        liveCount++;
+    }
+
+    private void unlink(Lease lease) {
+        Lease prev = lease.prevLive;
+        Lease next = lease.nextLive;
+        if (prev == null) {
+            assert liveHead == lease : "releasing a lease that is not on pool " + index + "'s live list";
+            liveHead = next;
+        } else {
+            prev.nextLive = next;
+        }
+        if (next != null) {
+            next.prevLive = prev;
+        }
+        lease.prevLive = null;
+        lease.nextLive = null;
+        liveCount--;
+    }
+
+    /** Checks the list of live leases against the accounting, then the kind's own invariants. Caller holds the lock. */
+    final void checkAllInvariants() {
+        long n = 0;
+        long bytes = 0;
+        for (Lease l = liveHead; l != null; l = l.nextLive) {
+            if (!l.isLive() || l.pool != this) {
+                throw new AssertionError("pool " + index + " lists a lease that is released or not its own");
+            }
+            n++;
+            bytes += l.size;
+        }
+        if (n != liveCount || n != numberAllocs || bytes != bytesInUse) {
+            throw new AssertionError("pool " + index + " lists " + n + " live leases of " + bytes + " B, counts "
+                    + numberAllocs + " allocations of " + bytesInUse + " B");
+        }
+        checkInvariants();
     }
 
     /** Gives every empty page back to the JDK; returns how many. Caller holds the lock. */

@@ -1,13 +1,10 @@
 package dev.pools.memory;
 
 import dev.pools.api.InstallMemoryPoolsException;
-import java.lang.ref.Reference;
-import java.lang.ref.ReferenceQueue;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -37,16 +34,12 @@ public final class PoolAllocator {
     /** Byte written over released memory when poisoning is on. */
     public static final byte POISON = (byte) 0xDB;
 
-    /** Garbage is collected for an exhausted request at most this often. */
+    /**
+     * Under {@code on_exhausted: fallback}, garbage is collected for an exhausted request at most
+     * this often while collections give nothing back, so that full pools of live buffers do not
+     * turn every fallback into a collection. Under {@code fail} every refusal collects first.
+     */
     static final long COLLECT_INTERVAL_NANOS = 100_000_000L;
-
-    private static final ReferenceQueue<Anchor> QUEUE = new ReferenceQueue<>();
-    /** Most leases released under one lock acquisition per pool. */
-    private static final int RELEASE_BATCH = 256;
-    private static final AtomicInteger RELEASES_IN_FLIGHT = new AtomicInteger();
-    static {
-        startReleaser();
-    }
 
     /**
      * How the allocator treats exhaustion and released memory.
@@ -83,6 +76,7 @@ public final class PoolAllocator {
         this.listener = listener;
         this.sites = sites;
         this.current = new PoolSet(this, layout);
+        Releaser.start();
     }
 
     public PoolAllocator(List<PoolSpec> layout) {
@@ -102,69 +96,93 @@ public final class PoolAllocator {
         return options;
     }
 
-    /** A direct buffer of exactly {@code size} bytes, as {@link ByteBuffer#allocateDirect} makes one. */
+    /**
+     * A direct buffer of exactly {@code size} bytes, as {@link ByteBuffer#allocateDirect} makes one.
+     * A size no pool page can hold ({@code size > Sizes.MAX_PAGE}) takes the exhausted path.
+     */
     public ByteBuffer allocate(int size, int site) {
         if (size <= 0) {
             return size == 0 ? NativeAccess.emptyBuffer() : ByteBuffer.allocateDirect(size);
         }
         NativeAccess.requireAvailable();
-        Anchor anchor = reserve(size, site);
+        boolean fits = size <= Sizes.MAX_PAGE;
+        Anchor anchor = fits ? reserve(size, site, false, false) : null;
+        if (anchor == null && fits) {
+            anchor = reserveAfterReleasing(size, site);
+        }
         if (anchor == null) {
-            anchor = reserveAfterCollecting(size, site);
-            if (anchor == null) {
-                return exhausted(size, site);
-            }
+            return exhausted(size, site);
         }
         Lease lease = anchor.lease;
-        if (options.poisonOnFree) {
-            NativeAccess.fill(lease.address, size, (byte) 0);
+        ByteBuffer buffer;
+        try {
+            if (options.poisonOnFree) {
+                NativeAccess.fill(lease.address, size, (byte) 0);
+            }
+            buffer = NativeAccess.newBuffer(lease.address, size, anchor);
+        } catch (Throwable t) {
+            // No buffer was made (a heap OutOfMemoryError, say): the room goes back, nothing leaks.
+            sites.served(site, size);
+            if (claim(lease, false)) {
+                lease.pool.free(lease);
+            }
+            throw t;
         }
         sites.served(site, size);
-        if (options.trace != null) {
-            lease.traceId = options.trace.allocated(size, site);
-        }
-        return NativeAccess.newBuffer(lease.address, size, anchor);
+        return buffer;
     }
 
-    private Anchor reserve(int size, int site) {
+    private Anchor reserve(int size, int site, boolean retry, boolean spill) {
         while (true) {
             PoolSet set = current;
-            Anchor anchor = set.reserve(size, site, QUEUE);
+            Anchor anchor = set.reserve(size, site, retry, spill);
             if (anchor != null || !set.retired) {
                 return anchor;
             }
         }
     }
 
-    private Anchor reserveAfterCollecting(int size, int site) {
-        drainQueue();
-        Anchor anchor = reserve(size, site);
+    /**
+     * The exhausted path, before any spill, fallback or refusal: (1) wait for every release already
+     * queued or in flight ({@link Releaser#drainNow()}) and retry in the first pool; (2) let the
+     * request spill to later pools; (3) collect garbage, wait until the collector has queued every
+     * unreachable buffer and all of them are back in their pools, retry; (4) give empty pages back,
+     * retry.
+     */
+    private Anchor reserveAfterReleasing(int size, int site) {
+        Releaser.drainNow();
+        Anchor anchor = reserve(size, site, true, false);
+        if (anchor == null) {
+            anchor = reserve(size, site, true, true);
+        }
         if (anchor != null) {
             return anchor;
         }
         long now = System.nanoTime();
-        if (!lastCollectHelped && now - lastCollect < COLLECT_INTERVAL_NANOS) {
+        if (!options.failWhenExhausted && !lastCollectHelped && now - lastCollect < COLLECT_INTERVAL_NANOS) {
             return null;
         }
         lastCollect = now;
         long before = collectorReleases.sum();
         System.gc();
         NativeAccess.awaitReferenceProcessing();
-        drainQueue();
-        awaitReleasesInFlight();
+        Releaser.drainNow();
+        // Decided only now, when every lease the collection found is back in its pool.
         lastCollectHelped = collectorReleases.sum() > before;
-        anchor = reserve(size, site);
+        anchor = reserve(size, site, true, true);
         if (anchor != null) {
             return anchor;
         }
         // Only now give empty pages back, so that a pool that needs a page of another size can get
         // one: freeing them first would make the pools allocate (and zero) them all over again.
-        cleanup();
-        return reserve(size, site);
+        releaseEmptyPages();
+        return reserve(size, site, true, true);
     }
 
     private ByteBuffer exhausted(int size, int site) {
-        String reason = current.whyRefused(size);
+        String reason = size > Sizes.MAX_PAGE
+                ? Sizes.human(size) + " (" + size + " B) is larger than a pool page can be (" + Sizes.MAX_PAGE + " B)"
+                : current.whyRefused(size);
         boolean fallBack = !options.failWhenExhausted;
         try {
             listener.refused(size, site, reason, fallBack);
@@ -184,146 +202,89 @@ public final class PoolAllocator {
     }
 
     /**
-     * Releases the slice behind {@code buffer} (or behind the buffer a view was made from) now.
+     * Releases the memory behind {@code buffer} (or behind the buffer a view was made from) now.
      * Returns false for a buffer the pools did not serve, and for one already released (counted in
      * {@link #doubleReleases()}).
      */
     public boolean release(Buffer buffer) {
-        Object attachment = NativeAccess.attachment(buffer);
-        if (!(attachment instanceof Anchor anchor)) {
-            return false;
-        }
-        Lease lease = anchor.lease;
-        PoolAllocator owner = lease.pool.owner;
-        if (!owner.claim(lease, true)) {
+        Lease lease = leaseOf(buffer);
+        if (lease == null || !lease.pool.owner.claim(lease, true)) {
             return false;
         }
         lease.pool.free(lease);
-        owner.released(lease, true);
         return true;
     }
 
     /**
-     * Decides that this caller releases {@code lease} (false if it was released before: counted as a
-     * double release when explicit), stops the collector from queueing it, and cleans its memory.
+     * Releases {@code buffer} for a host framework that let go of it ({@code release: close}),
+     * unless it was {@linkplain #share shared} or released before; neither counts as a double
+     * release: a host may close twice, and a shared buffer is the collector's to release.
      */
-    private boolean claim(Lease lease, boolean explicit) {
+    public static boolean releaseUnshared(Buffer buffer) {
+        Lease lease = leaseOf(buffer);
+        if (lease == null || !lease.claimUnsharedRelease()) {
+            return false;
+        }
+        lease.pool.owner.clean(lease);
+        lease.pool.free(lease);
+        return true;
+    }
+
+    /**
+     * Marks the memory behind {@code buffer} as handed to code the pools cannot follow: from then on
+     * only the collector releases it ({@link #releaseUnshared} refuses). False for a buffer the
+     * pools did not serve or already released.
+     */
+    public static boolean share(Buffer buffer) {
+        Lease lease = leaseOf(buffer);
+        return lease != null && lease.share();
+    }
+
+    /** Whether {@code buffer} is pool memory that was released: no longer the buffer's to use. */
+    public static boolean isReleased(Buffer buffer) {
+        Lease lease = leaseOf(buffer);
+        return lease != null && !lease.isLive();
+    }
+
+    /** Whether {@code a} and {@code b} are views of the same pool memory (one lease). */
+    public static boolean sameMemory(Buffer a, Buffer b) {
+        Lease lease = leaseOf(a);
+        return lease != null && lease == leaseOf(b);
+    }
+
+    private static Lease leaseOf(Buffer buffer) {
+        return NativeAccess.attachment(buffer) instanceof Anchor anchor ? anchor.lease : null;
+    }
+
+    /**
+     * Decides that this caller releases {@code lease} (false if it was released before: counted as a
+     * double release when explicit) and cleans it.
+     */
+    boolean claim(Lease lease, boolean explicit) {
         if (!lease.claimRelease()) {
             if (explicit) {
                 doubleReleases.increment();
             }
             return false;
         }
-        lease.clear();
-        NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
+        clean(lease);
         return true;
     }
 
-    private void released(Lease lease, boolean explicit) {
-        sites.released(lease.site, lease.size);
-        if (options.trace != null) {
-            options.trace.released(lease.traceId);
-        }
-        if (!explicit) {
-            collectorReleases.increment();
-        }
-    }
-
     /**
-     * Releases leases the collector queued: claims and cleans each outside any lock, then frees them
-     * pool by pool, one lock acquisition per pool, so that a burst of releases after a collection does
-     * not take the lock from allocating threads once per buffer.
+     * After a claim: stops the collector from queueing the lease, counts the call site's live bytes
+     * down before the room can be reused (so that a site's peak never counts a reused slice twice),
+     * and zeroes (or poisons) the memory.
      */
-    private static void releaseQueued(Lease[] batch, int n) {
-        int kept = 0;
-        for (int i = 0; i < n; i++) {
-            if (batch[i].pool.owner.claim(batch[i], false)) {
-                batch[kept++] = batch[i];
-            }
-        }
-        for (int start = 0; start < kept; ) {
-            Pool pool = batch[start].pool;
-            int end = start + 1;
-            for (int i = end; i < kept; i++) {
-                if (batch[i].pool == pool) {
-                    Lease t = batch[end];
-                    batch[end++] = batch[i];
-                    batch[i] = t;
-                }
-            }
-            pool.free(batch, start, end);
-            start = end;
-        }
-        for (int i = 0; i < kept; i++) {
-            batch[i].pool.owner.released(batch[i], false);
-        }
-        java.util.Arrays.fill(batch, 0, n, null);
+    private void clean(Lease lease) {
+        lease.clear();
+        sites.released(lease.site, lease.size);
+        NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
     }
 
-    /** Fills {@code batch} from the queue without waiting, after {@code n} leases already in it; returns the count. */
-    private static int pollInto(Lease[] batch, int n) {
-        Reference<? extends Anchor> ref;
-        while (n < batch.length && (ref = QUEUE.poll()) != null) {
-            batch[n++] = (Lease) ref;
-        }
-        return n;
-    }
-
-    /** Releases every lease the collector has queued, on this thread. */
-    static void drainQueue() {
-        Lease[] batch = new Lease[RELEASE_BATCH];
-        int n;
-        while ((n = pollInto(batch, 0)) > 0) {
-            releaseQueued(batch, n);
-        }
-    }
-
-    private static void awaitReleasesInFlight() {
-        for (int i = 0; i < 10_000 && RELEASES_IN_FLIGHT.get() > 0; i++) {
-            Thread.yield();
-        }
-    }
-
-    private static void startReleaser() {
-        Thread t = new Thread("pools-release") {
-            @Override
-            public void run() {
-                releaseLoop();
-            }
-        };
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private static void releaseLoop() {
-        Lease[] batch = new Lease[RELEASE_BATCH];
-        while (true) {
-            try {
-                batch[0] = (Lease) QUEUE.remove();
-                RELEASES_IN_FLIGHT.incrementAndGet();
-                try {
-                    releaseQueued(batch, pollInto(batch, 1));
-                } finally {
-                    RELEASES_IN_FLIGHT.decrementAndGet();
-                }
-            } catch (InterruptedException e) {
-                // Daemon thread: keep serving until the JVM exits.
-            } catch (Throwable t) {
-                ReleaseFailure.report(t);
-            }
-        }
-    }
-
-    /** Logs the first failure of the release thread; the thread goes on. */
-    private static final class ReleaseFailure {
-        private static volatile boolean reported;
-
-        static void report(Throwable t) {
-            if (!reported) {
-                reported = true;
-                System.err.println("pools: releasing a buffer failed, the release thread goes on: " + t);
-            }
-        }
+    /** Counts one release by the collector. */
+    void collectorReleased() {
+        collectorReleases.increment();
     }
 
     /**
@@ -334,7 +295,7 @@ public final class PoolAllocator {
         if (shutdown) {
             throw InstallMemoryPoolsException.unavailable();
         }
-        drainQueue();
+        Releaser.drainNow();
         PoolSet old = current;
         int locked = 0;
         try {
@@ -367,12 +328,16 @@ public final class PoolAllocator {
 
     /**
      * Releases the buffers the collector has found unreachable (waiting for its pending references
-     * to be queued), then gives every empty page back to the JDK. Returns pages released.
+     * to be queued and for the release thread), then gives every empty page back to the JDK.
+     * Returns pages released.
      */
     public int cleanup() {
         NativeAccess.awaitReferenceProcessing();
-        drainQueue();
-        awaitReleasesInFlight();
+        Releaser.drainNow();
+        return releaseEmptyPages();
+    }
+
+    private int releaseEmptyPages() {
         int released = 0;
         for (Pool pool : current.pools) {
             released += pool.cleanup();
@@ -421,18 +386,26 @@ public final class PoolAllocator {
         return collectorReleases.sum();
     }
 
-    /** Where a pool buffer lives: pool index, then (sliced pools) page index and offset; null if not a live pool buffer. */
-    public long[] locate(Buffer buffer) {
-        Object attachment = NativeAccess.attachment(buffer);
-        if (!(attachment instanceof Anchor anchor) || anchor.lease.pool.owner != this || !anchor.lease.isLive()) {
+    /**
+     * Where a live pool buffer lives.
+     *
+     * @param page   the page index in a sliced pool; -1 in other pools
+     * @param offset the offset in that page; -1 in other pools
+     */
+    public record Location(int pool, int page, long offset) {
+    }
+
+    /** Where a pool buffer of this allocator lives; null if it is not a live one. */
+    public Location locate(Buffer buffer) {
+        Lease lease = leaseOf(buffer);
+        if (lease == null || lease.pool.owner != this || !lease.isLive()) {
             return null;
         }
-        Pool pool = anchor.lease.pool;
+        Pool pool = lease.pool;
         if (pool instanceof SlicingPool sliced) {
-            long[] at = sliced.locate(anchor.lease.address);
-            return at == null ? null : new long[] {pool.index, at[0], at[1]};
+            return sliced.locate(lease.address);
         }
-        return new long[] {pool.index};
+        return new Location(pool.index, -1, -1);
     }
 
     /** Checks every pool's invariants; throws {@link AssertionError}. For tests. */
@@ -440,7 +413,7 @@ public final class PoolAllocator {
         for (Pool pool : current.pools) {
             pool.lock.lock();
             try {
-                pool.checkInvariants();
+                pool.checkAllInvariants();
             } finally {
                 pool.lock.unlock();
             }

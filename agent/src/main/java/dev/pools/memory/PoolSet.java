@@ -1,6 +1,5 @@
 package dev.pools.memory;
 
-import java.lang.ref.ReferenceQueue;
 import java.util.List;
 
 /**
@@ -33,19 +32,26 @@ final class PoolSet {
         }
     }
 
-    Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
+    /**
+     * Routes a request. Without {@code spill}, only the first pool that takes the size by its size
+     * class tries (or, when none does, the first pool whose near-page rule takes it): the caller
+     * first waits for releases in flight before it lets a request spill to a later pool.
+     */
+    Anchor reserve(int size, int site, boolean retry, boolean spill) {
+        boolean byClass = false;
         for (Pool pool : pools) {
             if (pool.accepts(size)) {
-                Anchor anchor = pool.reserve(size, site, queue);
-                if (anchor != null) {
+                byClass = true;
+                Anchor anchor = pool.reserve(size, site, retry);
+                if (anchor != null || !spill) {
                     return anchor;
                 }
             }
         }
         for (Pool pool : pools) {
             if (pool.acceptsAsLastResort(size)) {
-                Anchor anchor = pool.reserve(size, site, queue);
-                if (anchor != null) {
+                Anchor anchor = pool.reserve(size, site, retry);
+                if (anchor != null || (!spill && !byClass)) {
                     return anchor;
                 }
             }

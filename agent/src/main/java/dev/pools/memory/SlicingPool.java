@@ -1,6 +1,5 @@
 package dev.pools.memory;
 
-import java.lang.ref.ReferenceQueue;
 import java.util.Arrays;
 
 /**
@@ -83,33 +82,25 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    Anchor reserve(int size, int site, ReferenceQueue<Anchor> queue) {
-        int length = Sizes.effective(size);
-        lock.lock();
-        try {
-            if (retired) {
-                return null;
+    boolean take(Lease lease, boolean retry) {
+        int length = Sizes.effective(lease.size);
+        Slice slice = free.firstFit(length);
+        if (slice == null) {
+            if (capped && pageCount >= spec.pagesCap()) {
+                return false;
             }
-            Slice slice = free.firstFit(length);
-            if (slice == null) {
-                if (capped && pageCount >= spec.pagesCap()) {
-                    return null;
-                }
-                Page page = newPage();
-                if (page == null) {
-                    return null;
-                }
-                slice = page.head;
+            Page page = newPage();
+            if (page == null) {
+                return false;
             }
-            Slice used = take(slice, length);
-            used.page.used++;
-            served(size);
-            Anchor anchor = new Anchor(this, used, used.page.block.address + used.offset, size, site, queue);
-            used.lease = anchor.lease;
-            return anchor;
-        } finally {
-            lock.unlock();
+            slice = page.head;
         }
+        Slice used = take(slice, length);
+        used.page.used++;
+        used.lease = lease;
+        lease.slot = used;
+        lease.address = used.page.block.address + used.offset;
+        return true;
     }
 
     /** Cuts {@code length} bytes from the front of a free slice and returns them as a used slice. */
@@ -160,13 +151,12 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    void freeLocked(Lease lease) {
+    void giveBack(Lease lease) {
         Slice slice = (Slice) lease.slot;
         assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
         slice.lease = null;
         slice.free = true;
         slice.page.used--;
-        returned(lease.size);
         Slice before = slice.prev;
         Slice after = slice.next;
         boolean mergeBefore = before != null && before.free;
@@ -232,12 +222,12 @@ final class SlicingPool extends Pool {
     }
 
     /** The page index and offset of the used slice at {@code address}, for tests; null if none. */
-    long[] locate(long address) {
+    PoolAllocator.Location locate(long address) {
         lock.lock();
         try {
             for (Page page : pages) {
                 if (page != null && address >= page.block.address && address < page.block.address + pageSize) {
-                    return new long[] {page.index, address - page.block.address};
+                    return new PoolAllocator.Location(index, page.index, address - page.block.address);
                 }
             }
             return null;

@@ -83,7 +83,9 @@ class HtmlIT {
         }
         assertTrue(ink > image.getWidth() * image.getHeight() / 50, "the page is not blank: " + ink + " pixels of ink");
         assertTrue(blue > 2000, "blue lines and bars are drawn: " + blue);
-        assertTrue(red > 200, "red reserved line and caps are drawn: " + red);
+        // The red line's length in pixels depends on how the workload's reserved bytes moved in time
+        // (a run's timing), so only its presence is asserted: a drawn line is far more than 40 pixels.
+        assertTrue(red > 40, "red reserved line and caps are drawn: " + red);
     }
 
     private static boolean close(int rgb, int target) {

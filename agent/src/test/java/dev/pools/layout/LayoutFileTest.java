@@ -64,4 +64,20 @@ class LayoutFileTest {
         assertEquals(refusal("null\n"), refusal("# nothing here\n"));
         assertEquals(refusal("---\n...\n"), refusal("# nothing here\n"));
     }
+
+    @Test
+    void intercept_packages_that_are_contain_or_lie_in_the_jdk_or_the_agent_are_refused() {
+        for (String[] c : new String[][] {
+                {"dev", "contains dev.pools"}, {"dev.pools", "is dev.pools"}, {"dev.pools.memory", "is dev.pools"},
+                {"java", "is java"}, {"java.nio", "is java"}, {"jdk", "is jdk"}, {"sun", "is sun"}, {"sun.nio.ch", "is sun"}}) {
+            assertEquals("f.yaml:2: intercept.packages: '" + c[0] + "' cannot be intercepted: it " + c[1]
+                    + " (JDK and pools classes are left alone)", refusal("intercept:\n  packages: [" + c[0] + "]\n"), c[0]);
+        }
+    }
+
+    @Test
+    void intercept_packages_that_only_share_a_prefix_with_a_protected_one_are_accepted() throws Exception {
+        assertEquals(List.of("dev.poolside", "javax.tensors", "sunrise"),
+                parse("intercept:\n  packages: [dev.poolside, javax.tensors, sunrise]\n").intercept());
+    }
 }

@@ -105,4 +105,66 @@ class ExclusiveAndDirectPoolTest {
         assertEquals(129, a.reports().get(0).largestAlloc());
         a.checkInvariants();
     }
+
+    private static void collectAndWait(PoolAllocator a) {
+        // A full collection, then the allocator's own wait for the references and the release thread.
+        System.gc();
+        a.cleanup();
+    }
+
+    @Test
+    void exclusive_and_direct_pools_take_back_buffers_the_collector_found_unreachable() {
+        for (PoolAllocator a : List.of(exclusive(MIB, 5000), new PoolAllocator(List.of(new PoolSpec.Direct())))) {
+            for (int i = 0; i < 10; i++) {
+                a.allocate(100_000, 0).put(0, (byte) 1); // dropped at once
+            }
+            collectAndWait(a);
+            assertEquals(0, a.usage().numberAllocs(), "every dropped buffer is released");
+            assertEquals(0, a.usage().bytesInUse());
+            assertEquals(10, a.collectorReleases());
+            a.checkInvariants();
+        }
+    }
+
+    @Test
+    void a_request_retried_after_releases_or_a_collection_moves_the_running_average_once() {
+        PoolAllocator a = exclusive(MIB, 5000);
+        ExclusivePool p = pool(a);
+        double before = p.average();
+        Anchor first = p.reserve(1000, 0, false);
+        assertEquals(0.99 * before + 0.01 * 1000, p.average(), 1e-6, "a new request updates the average");
+        double after = p.average();
+        Anchor retried = p.reserve(1000, 0, true);
+        assertEquals(after, p.average(), "the same request, retried, does not");
+        assertNotEquals(null, first);
+        assertNotEquals(null, retried);
+    }
+
+    @Test
+    void requests_larger_than_any_page_take_the_exhausted_path_in_every_layout() {
+        int size = (int) Sizes.MAX_PAGE + 1;
+        for (List<PoolSpec> layout : List.of(List.<PoolSpec>of(new PoolSpec.Direct()), List.<PoolSpec>of(new PoolSpec.Exclusive(MIB, 100)),
+                dev.pools.layout.Layouts.subSlices(1L << 30), List.<PoolSpec>of(new PoolSpec.Sliced(MIB, MIB, PoolSpec.UNCAPPED)))) {
+            int[] refused = {0};
+            PoolAllocator a = new PoolAllocator(layout, new PoolAllocator.Options(false, true),
+                    (s, site, reason, fellBack) -> refused[0]++, new CallSites());
+            OutOfMemoryError e = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class, () -> a.allocate(size, 0));
+            assertEquals("pools: cannot serve 2147483585 B: 2.0 GiB (2147483585 B) is larger than a pool page can be (2147483584 B)",
+                    e.getMessage());
+            assertEquals(1, refused[0], "the refusal is recorded");
+            assertEquals(0, a.usage().numberAllocs());
+        }
+    }
+
+    @Test
+    void zero_byte_buffers_point_at_memory_that_stays_allocated() {
+        PoolAllocator a = exclusive(MIB, 5000);
+        long address = PoolAllocator.addressOf(a.allocate(0, 0));
+        System.gc();
+        a.cleanup();
+        ByteBuffer again = a.allocate(0, 0);
+        assertEquals(0, again.capacity());
+        assertEquals(address, PoolAllocator.addressOf(again), "one held block behind every empty buffer");
+        assertEquals(0, a.usage().numberAllocs(), "takes no room in any pool");
+    }
 }

@@ -41,7 +41,7 @@ class InstallTest {
         }
         assertEquals(Usage.ZERO, pools.usage(), "the old pages went back to the JDK");
         ByteBuffer next = pools.allocate(1000, 0);
-        assertEquals(0, pools.locate(next)[0], "new allocations go to the new layout");
+        assertEquals(0, pools.locate(next).pool(), "new allocations go to the new layout");
     }
 
     @Test

@@ -68,7 +68,7 @@ class MeasureThenCapTest {
                     b = null;
                 }
                 buffers.add(b);
-                where.add(b == null ? -1 : (int) pools.locate(b)[0]);
+                where.add(b == null ? -1 : pools.locate(b).pool());
             } else {
                 ByteBuffer b = buffers.get(-1 - op);
                 if (b != null) {

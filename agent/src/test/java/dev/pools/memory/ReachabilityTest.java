@@ -36,7 +36,7 @@ class ReachabilityTest {
         long deadline = System.nanoTime() + millis * 1_000_000;
         while (System.nanoTime() < deadline) {
             System.gc();
-            PoolAllocator.drainQueue();
+            Releaser.drainNow();
             if (pools.usage().numberAllocs() == 0) {
                 return true;
             }
@@ -69,7 +69,7 @@ class ReachabilityTest {
         long[] address = new long[1];
         Buffer view = onlyAView(makeView, address);
         collect();
-        PoolAllocator.drainQueue();
+        Releaser.drainNow();
         assertEquals(1, pools.usage().numberAllocs(), "the view still points into the slice: it stays reserved");
         ByteBuffer other = pools.allocate(4096, 0);
         assertNotEquals(address[0], PoolAllocator.addressOf(other), "a reserved slice is not handed out again");
@@ -92,7 +92,7 @@ class ReachabilityTest {
             floats.put(i, i * 0.5f);
         }
         collect();
-        PoolAllocator.drainQueue();
+        Releaser.drainNow();
         for (int i = 0; i < 16; i++) {
             pools.allocate(4096, 0).putLong(0, -1L);
         }

@@ -26,9 +26,9 @@ class SlicingPoolTest {
 
     /** Pool index, page index and offset of a buffer. */
     static long[] at(PoolAllocator a, ByteBuffer b) {
-        long[] where = a.locate(b);
+        PoolAllocator.Location where = a.locate(b);
         assertNotNull(where, "buffer is not a live pool buffer");
-        return where;
+        return new long[] {where.pool(), where.page(), where.offset()};
     }
 
     @Test

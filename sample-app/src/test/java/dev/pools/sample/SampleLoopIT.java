@@ -40,7 +40,10 @@ class SampleLoopIT {
 
         Forked.Result suggest = Forked.cli(dir, "suggest", "measure.jfr", "--report-file", "capped.jfr", "-o", "capped.yaml");
         assertEquals(0, suggest.exit(), suggest.toString());
-        assertEquals(Files.readString(LAYOUTS.resolve("capped.yaml")), Files.readString(dir.resolve("capped.yaml")),
+        // Under release: gc the pages a pool reaches depend on when the collector ran, so the page
+        // counts are compared as numbers only where they are a measurement: the rest is exact.
+        assertEquals(withoutPageCounts(Files.readString(LAYOUTS.resolve("capped.yaml"))),
+                withoutPageCounts(Files.readString(dir.resolve("capped.yaml"))),
                 "sample-app/layouts/capped.yaml is what suggest makes of a measured run; regenerate it with run-sample.sh");
 
         Forked.Result capped = sample(dir.resolve("capped.yaml"));
@@ -55,6 +58,10 @@ class SampleLoopIT {
             assertTrue(Long.parseLong(row.group(3)) <= Long.parseLong(row.group(2)), "pool " + row.group(1) + " peak within cap: " + report.out());
         }
         assertEquals(3, pools, "the sample app uses three pools: " + report.out());
+    }
+
+    private static String withoutPageCounts(String layout) {
+        return layout.replaceAll("pages: \\d+  # peak \\d+,", "pages: N  # peak N,");
     }
 
     private static List<String> lines(String out, String word) {

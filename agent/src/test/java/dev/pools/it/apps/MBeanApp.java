@@ -24,7 +24,7 @@ public final class MBeanApp {
             switch (command) {
                 case "api" -> RecordedWorkload.printApi();
                 case "free" -> {
-                    held.forEach(PoolsRuntime::releaseClosed);
+                    held.forEach(PoolsRuntime.current().allocator()::release);
                     held.clear();
                     System.out.println("freed");
                 }

@@ -6,8 +6,9 @@ import javax.management.ObjectName;
 
 /**
  * Waits until the agent's background start is done (its MBean is registered), then mallocs 8 blocks
- * of each size given and prints how many glibc mapped with mmap: such a block starts 16 bytes past a
- * page boundary (its header), a block from glibc's heaps almost never does.
+ * of each size given and prints how many glibc mapped with mmap. glibc says so itself: the size word
+ * of a chunk, 8 bytes before the address malloc returns, has its IS_MMAPPED bit (2) set exactly
+ * for a chunk that is a mapping of its own.
  * Needs {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}.
  */
 public final class MallocProbe {
@@ -22,13 +23,15 @@ public final class MallocProbe {
         Object unsafe = unsafeClass.getMethod("getUnsafe").invoke(null);
         Method malloc = unsafeClass.getMethod("allocateMemory", long.class);
         Method free = unsafeClass.getMethod("freeMemory", long.class);
+        Method getLong = unsafeClass.getMethod("getLong", long.class);
         for (String arg : args) {
             long size = Long.parseLong(arg);
             long[] blocks = new long[8];
             int mapped = 0;
             for (int i = 0; i < blocks.length; i++) {
                 blocks[i] = (long) malloc.invoke(unsafe, size);
-                if ((blocks[i] & 4095) == 16) {
+                long sizeWord = (long) getLong.invoke(unsafe, blocks[i] - 8);
+                if ((sizeWord & 2) != 0) {
                     mapped++;
                 }
             }

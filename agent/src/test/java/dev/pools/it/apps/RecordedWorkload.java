@@ -29,7 +29,7 @@ public final class RecordedWorkload {
                     held.add(Tensors.allocate(1000 + i * 517));
                 }
                 for (int i = 0; i < held.size(); i += 3) {
-                    PoolsRuntime.releaseClosed(held.get(i));
+                    PoolsRuntime.current().allocator().release(held.get(i));
                 }
                 printApi();
                 if (args[0].equals("exit")) {
@@ -70,7 +70,7 @@ public final class RecordedWorkload {
                 ArrayDeque<ByteBuffer> ring = new ArrayDeque<>();
                 while (true) {
                     if (ring.size() == 8) {
-                        PoolsRuntime.releaseClosed(ring.removeFirst());
+                        PoolsRuntime.current().allocator().release(ring.removeFirst());
                     }
                     ByteBuffer b = Tensors.allocate(64 * 1024);
                     b.putLong(0, 42);

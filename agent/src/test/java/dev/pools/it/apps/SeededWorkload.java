@@ -24,7 +24,7 @@ public final class SeededWorkload {
         List<ByteBuffer> live = LIVE;
         for (int i = 0; i < 2000; i++) {
             if (live.size() >= hold) {
-                PoolsRuntime.releaseClosed(live.remove(random.nextInt(live.size())));
+                PoolsRuntime.current().allocator().release(live.remove(random.nextInt(live.size())));
             }
             int size = random.nextBoolean() ? 1 + random.nextInt(16 * 1024) : 16 * 1024 + random.nextInt(200 * 1024);
             live.add(Tensors.allocate(size));

@@ -21,7 +21,9 @@ import java.util.Map;
  * An ONNX Runtime session over a tiny Add model that this program writes, fed tensors made from
  * heap buffers (so ONNX Runtime copies them into direct buffers of its own: those copies are what
  * the pools serve). Argument {@code raw}: the ONNX Runtime Java API; {@code djl}: through DJL's
- * OnnxRuntime engine.
+ * OnnxRuntime engine; {@code ownership}: the cases where a tensor's buffer is not only the tensor's
+ * (a caller's own direct buffer under several tensors, a buffer handed out by getBufferRef, a
+ * second close).
  */
 public final class OrtSession {
 
@@ -32,6 +34,8 @@ public final class OrtSession {
         float[] b = {10, 20, 30, 40, 50, 60};
         if (args[0].equals("raw")) {
             raw(model, a, b);
+        } else if (args[0].equals("ownership")) {
+            ownership(model, a, b);
         } else {
             djl(model, a, b);
         }
@@ -45,7 +49,7 @@ public final class OrtSession {
             for (int round = 0; round < 3; round++) {
                 OnnxTensor ta = OnnxTensor.createTensor(env, FloatBuffer.wrap(a), new long[] {2, 3});
                 OnnxTensor tb = OnnxTensor.createTensor(env, FloatBuffer.wrap(b), new long[] {2, 3});
-                Buffer copy = ta.getBufferRef().orElseThrow();
+                Buffer copy = (Buffer) Probe.field(ta, "buffer"); // read as a debugger would: getBufferRef would share it
                 Probe.print("pooled-input", Probe.pooled(copy));
                 try (Result r = session.run(Map.of("A", ta, "B", tb))) {
                     float[][] y = (float[][]) r.get(0).getValue();
@@ -56,6 +60,49 @@ public final class OrtSession {
                 tb.close();
                 Probe.printUsage("usage-after-close");
             }
+        }
+    }
+
+    private static void ownership(Path model, float[] a, float[] b) throws Exception {
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        try (ai.onnxruntime.OrtSession session = env.createSession(model.toString());
+             NDManager manager = NDManager.newBaseManager("PyTorch")) {
+            // A caller's direct buffer (pool memory: DJL's allocateDirect is intercepted) under two
+            // tensors in turn, rewritten between them: the tensor does not own it, close keeps it.
+            java.nio.ByteBuffer mine = manager.allocateDirect(6 * 4).order(java.nio.ByteOrder.nativeOrder());
+            Probe.print("pooled-caller-buffer", Probe.pooled(mine));
+            OnnxTensor tb = OnnxTensor.createTensor(env, FloatBuffer.wrap(b), new long[] {2, 3});
+            for (int round = 0; round < 2; round++) {
+                mine.asFloatBuffer().put(a).flip();
+                OnnxTensor ta = OnnxTensor.createTensor(env, mine.asFloatBuffer(), new long[] {2, 3});
+                Probe.print("owns-caller-buffer", ta.ownsBuffer());
+                ta.close();
+                Probe.print("caller-buffer-live-after-close", Probe.pooled(mine));
+                OnnxTensor again = OnnxTensor.createTensor(env, mine.asFloatBuffer(), new long[] {2, 3});
+                try (Result r = session.run(Map.of("A", again, "B", tb))) {
+                    Probe.print("result", Arrays.deepToString((float[][]) r.get(0).getValue()));
+                }
+                again.close();
+            }
+            tb.close();
+
+            // A buffer the tensor owns, handed out by getBufferRef: the view outlives close.
+            OnnxTensor shared = OnnxTensor.createTensor(env, FloatBuffer.wrap(a), new long[] {2, 3});
+            FloatBuffer view = (FloatBuffer) shared.getBufferRef().orElseThrow();
+            shared.close();
+            float[] read = new float[6];
+            view.get(read);
+            Probe.print("view-after-close", Arrays.toString(read));
+            Probe.print("view-live-after-close", Probe.pooled(view));
+
+            // An owned buffer never handed out goes back at close; asked for after that, there is none.
+            OnnxTensor owned = OnnxTensor.createTensor(env, FloatBuffer.wrap(a), new long[] {2, 3});
+            Buffer inside = (Buffer) Probe.field(owned, "buffer");
+            owned.close();
+            Probe.print("owned-live-after-close", Probe.pooled(inside));
+            Probe.print("buffer-ref-after-close", owned.getBufferRef().isPresent());
+            owned.close(); // a second close: nothing more happens
+            Probe.print("double-releases", Probe.doubleReleases());
         }
     }
 

@@ -84,6 +84,10 @@ final class Probe {
         return -1;
     }
 
+    static long doubleReleases() {
+        return attached() ? PoolsRuntime.current().allocator().doubleReleases() : 0;
+    }
+
     static long collectorReleases() {
         return attached() ? PoolsRuntime.current().allocator().collectorReleases() : 0;
     }

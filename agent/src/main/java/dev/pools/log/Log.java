@@ -1,22 +1,22 @@
-package dev.pools.agent;
+package dev.pools.log;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The agent's voice: one line on stderr, prefixed {@code pools:}. Failures are said once per kind,
+ * The agent's voice, for every package of it: one line on stderr, prefixed {@code pools:}. Failures are said once per kind,
  * so a broken instrumentation cannot flood the host's logs.
  */
-public final class AgentLog {
+public final class Log {
 
     private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
-    private static volatile boolean quiet = Boolean.getBoolean("pools.quiet");
+    private static final boolean QUIET = Boolean.getBoolean("pools.quiet");
 
-    private AgentLog() {
+    private Log() {
     }
 
     public static void info(String message) {
-        if (!quiet) {
+        if (!QUIET) {
             System.err.println("pools: " + message);
         }
     }
@@ -26,9 +26,5 @@ public final class AgentLog {
         if (SAID.add(kind)) {
             System.err.println("pools: " + message);
         }
-    }
-
-    static void setQuiet(boolean q) {
-        quiet = q;
     }
 }

@@ -1,0 +1,34 @@
+package dev.pools.hosts.djl;
+
+import dev.pools.hosts.HostClass;
+import java.util.List;
+
+/**
+ * Deep Java Library. Its engines ask for direct memory through {@code ByteBuffer.allocateDirect}
+ * (in {@code BaseNDManager.allocateDirect} and the engines' own managers), which the call-site
+ * rewriting routes to the pools for every engine.
+ *
+ * <p><b>No release at close.</b> A PyTorch tensor made from Java data is {@code torch::from_blob}
+ * over the pool buffer, with no deleter: libtorch never tells Java when it stops using that memory,
+ * and it often goes on after {@code PtNDArray.close()} deletes the Java side's handle. A view
+ * ({@code reshape}, slicing, {@code detach}), a sparse tensor ({@code createCoo}) or a tensor autograd
+ * saved for backward (DJL's scalar operations close their scalar right after using it) all share
+ * the storage. DJL keeps the buffer reachable from {@code PtNDArray.dataRef} only until close;
+ * releasing it then would hand memory still in use to the next tensor. So no DJL class gets a
+ * release hook: its buffers go back when the collector finds them unreachable, as in DJL without
+ * the agent. The ONNX Runtime engine's tensors are {@code OnnxTensor}s over DJL's own direct
+ * buffers, which the tensor does not own (see the onnxruntime folder): collector too.
+ */
+public final class Djl {
+
+    /** The framework's root package. */
+    public static final String PACKAGE = "ai.djl";
+
+    public static final List<HostClass> CLASSES = List.of(
+            new HostClass("ai/djl/pytorch/engine/PtNDArray", List.of(), List.of(),
+                    "libtorch may go on using a tensor's memory after close (views, autograd, sparse tensors)"
+                            + " and never says when it stops"));
+
+    private Djl() {
+    }
+}

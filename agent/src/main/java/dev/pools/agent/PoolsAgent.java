@@ -10,7 +10,6 @@ import dev.pools.memory.DirectMemory;
 import dev.pools.memory.MallocThresholds;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
-import dev.pools.recording.MemoryPoolsMBean;
 import dev.pools.recording.Recorder;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -65,7 +64,7 @@ public final class PoolsAgent {
         try {
             PoolsRuntime.setCurrent(runtime);
             boolean releaseAtClose = config.release() == PoolsConfig.Release.CLOSE;
-            HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), releaseAtClose);
+            HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), HostFrameworks.CLASSES, releaseAtClose);
             // Not retransformation-capable: with that, the JVM would keep a copy of every class file it loads.
             inst.addTransformer(transformer, false);
             retransformLoaded(inst, transformer, late, releaseAtClose);
@@ -147,7 +146,7 @@ public final class PoolsAgent {
         try {
             // At start-up, not later: a burst of work in the middle of a run slows native libraries
             // that spin-wait for all their threads (PyTorch's OpenMP on two cores lost seconds so).
-            MemoryPoolsMBean.register(runtime);
+            MemoryPoolsJmx.register(runtime);
         } catch (Throwable t) {
             Log.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);
         }

@@ -4,6 +4,8 @@ import dev.pools.log.Log;
 import dev.pools.api.InstallMemoryPoolsException;
 import dev.pools.hosts.Allocations;
 import dev.pools.api.MemoryPoolLayout;
+import dev.pools.api.MemoryPools;
+import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutPrinter;
 import dev.pools.layout.Layouts;
@@ -12,6 +14,7 @@ import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolSpec;
+import dev.pools.recording.Recorded;
 import dev.pools.layout.FileNames;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,26 +25,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * The agent's state in a running JVM: the configuration, the allocator, the installed layout and
  * who listens for installs. Instrumented host code calls into the hosts package, not here.
  */
-public final class PoolsRuntime {
-
-    /** Where the installed layout came from, as the recording names it. */
-    public enum Source { FILE, API, JMX }
-
-    /** The normalised text of an installed layout, and where it came from. */
-    public record InstalledLayout(String kind, String yaml, Source source) {
-    }
-
-    /** Told about every install, including the first. */
-    public interface InstallListener {
-        void installed(InstalledLayout layout);
-    }
+public final class PoolsRuntime implements Recorded {
 
     private static volatile PoolsRuntime current;
 
     private final PoolsConfig config;
     private final PoolAllocator allocator;
     private final long defaultMaxPageSize;
-    private final List<InstallListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<InstalledLayout.Listener> listeners = new CopyOnWriteArrayList<>();
     /** The layout from start-up, printed only when someone asks: normalising costs start-up time. */
     private volatile PoolsConfig startLayout;
     private volatile InstalledLayout installed;
@@ -85,12 +76,15 @@ public final class PoolsRuntime {
     static void setCurrent(PoolsRuntime runtime) {
         current = runtime;
         Allocations.routeTo(runtime.allocator);
+        MemoryPools.connect(new ApiBackend(runtime));
     }
 
+    @Override
     public PoolsConfig config() {
         return config;
     }
 
+    @Override
     public PoolAllocator allocator() {
         return allocator;
     }
@@ -109,7 +103,7 @@ public final class PoolsRuntime {
             synchronized (this) {
                 if (installed == null) {
                     installed = new InstalledLayout(PoolsConfig.kindOf(startLayout.layout()),
-                            LayoutPrinter.print(startLayout, defaultMaxPageSize), Source.FILE);
+                            LayoutPrinter.print(startLayout, defaultMaxPageSize), InstalledLayout.Source.FILE);
                 }
                 now = installed;
             }
@@ -117,18 +111,20 @@ public final class PoolsRuntime {
         return now;
     }
 
+    @Override
     public void setRefusalListener(AllocationListener listener) {
         refusals = listener;
     }
 
     /** Adds a listener and tells it the layout installed now. */
-    public void addInstallListener(InstallListener listener) {
+    @Override
+    public void addInstallListener(InstalledLayout.Listener listener) {
         listeners.add(listener);
         listener.installed(installed());
     }
 
     /** Installs a layout; on success records it. The previous layout stays on any refusal. */
-    public synchronized void install(MemoryPoolLayout layout, Source source) throws InstallMemoryPoolsException {
+    public synchronized void install(MemoryPoolLayout layout, InstalledLayout.Source source) throws InstallMemoryPoolsException {
         List<PoolSpec> specs;
         try {
             specs = Layouts.compile(layout, defaultMaxPageSize);
@@ -138,7 +134,7 @@ public final class PoolsRuntime {
         allocator.install(specs);
         PoolsConfig now = config.withLayout(layout);
         installed = new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
-        for (InstallListener l : listeners) {
+        for (InstalledLayout.Listener l : listeners) {
             try {
                 l.installed(installed);
             } catch (RuntimeException e) {

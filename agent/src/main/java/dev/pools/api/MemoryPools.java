@@ -1,8 +1,5 @@
 package dev.pools.api;
 
-import dev.pools.agent.PoolsRuntime;
-import dev.pools.memory.PoolReport;
-import dev.pools.memory.Usage;
 import java.util.List;
 
 /**
@@ -10,15 +7,42 @@ import java.util.List;
  * {@code pools.jar} with {@code provided} scope; without the agent, {@link #install} refuses with
  * {@link InstallMemoryPoolsException.Kind#UNSUPPORTED}, {@link #reports()} is empty and
  * {@link #usage()} is all zero.
+ *
+ * <p>This package depends on no other package of pools: the agent connects its {@link Backend}
+ * when it starts, so that the public face stays the one thing every other part may use.
  */
 public final class MemoryPools {
+
+    /** What the agent provides behind this class. Not for applications: the agent connects it at start. */
+    public interface Backend {
+        void install(MemoryPoolLayout layout) throws InstallMemoryPoolsException;
+
+        List<SlicedPoolReport> reports();
+
+        MemoryPoolUsage usage();
+
+        void cleanup();
+    }
+
+    private static volatile Backend backend;
 
     private MemoryPools() {
     }
 
+    /**
+     * Connects the agent's backend; called once by the agent when it starts. A second call is
+     * refused, so that nothing can take the pools' place once they run.
+     */
+    public static synchronized void connect(Backend agent) {
+        if (backend != null) {
+            throw new IllegalStateException("the pools' backend is connected already");
+        }
+        backend = agent;
+    }
+
     /** Whether a pools agent serves this JVM's tensor memory. */
     public static boolean isAvailable() {
-        return PoolsRuntime.current() != null;
+        return backend != null;
     }
 
     /**
@@ -27,41 +51,30 @@ public final class MemoryPools {
      * The new pools start with fresh marks ({@code pagesPeak}, {@code largestAlloc}).
      */
     public static void install(MemoryPoolLayout layout) throws InstallMemoryPoolsException {
-        PoolsRuntime r = PoolsRuntime.current();
-        if (r == null) {
+        Backend b = backend;
+        if (b == null) {
             throw InstallMemoryPoolsException.unsupported();
         }
-        r.install(layout, PoolsRuntime.Source.API);
+        b.install(layout);
     }
 
     /** One report per pool, in layout order. */
     public static List<SlicedPoolReport> reports() {
-        PoolsRuntime r = PoolsRuntime.current();
-        if (r == null) {
-            return List.of();
-        }
-        return r.allocator().reports().stream().map(MemoryPools::report).toList();
+        Backend b = backend;
+        return b == null ? List.of() : b.reports();
     }
 
     /** The pools' state as a whole. */
     public static MemoryPoolUsage usage() {
-        PoolsRuntime r = PoolsRuntime.current();
-        if (r == null) {
-            return new MemoryPoolUsage(0, 0, 0, 0);
-        }
-        Usage u = r.allocator().usage();
-        return new MemoryPoolUsage(u.numberAllocs(), u.bytesInUse(), u.bytesPadding(), u.bytesReserved());
+        Backend b = backend;
+        return b == null ? new MemoryPoolUsage(0, 0, 0, 0) : b.usage();
     }
 
     /** Releases buffers already found unreachable and gives every empty page back to the JDK. */
     public static void cleanup() {
-        PoolsRuntime r = PoolsRuntime.current();
-        if (r != null) {
-            r.allocator().cleanup();
+        Backend b = backend;
+        if (b != null) {
+            b.cleanup();
         }
-    }
-
-    static SlicedPoolReport report(PoolReport p) {
-        return new SlicedPoolReport(p.pageSize(), p.pages(), p.pagesPeak(), p.largestAlloc());
     }
 }

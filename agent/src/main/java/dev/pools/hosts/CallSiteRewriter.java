@@ -8,7 +8,7 @@ import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 
 /**
- * Call-site substitution (HOSTS.md §3): in one class, every
+ * Call-site substitution (docs/HOSTS.md §3): in one class, every
  * {@code invokestatic java/nio/ByteBuffer.allocateDirect(I)} becomes
  *
  * <pre>

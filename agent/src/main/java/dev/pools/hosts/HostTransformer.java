@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The transformer the agent installs. For a class of an intercepted package it substitutes the
  * {@code allocateDirect} call sites, and, under {@code release: close}, adds the return hooks its
- * host folder declares ({@link Hosts}). Every other class is left alone after one prefix check;
+ * host folder declares ({@link HostClass}). Every other class is left alone after one prefix check;
  * the agent's own classes never change, whatever the layout names; a class that cannot be
  * instrumented keeps its own allocations (said once).
  */
@@ -20,23 +20,27 @@ public final class HostTransformer implements ClassFileTransformer {
 
     private final String[] prefixes;
     private final CallSites sites;
+    private final List<HostClass> hostClasses;
     private final boolean releaseAtClose;
     private final boolean onlyRetransforms;
 
     /**
      * @param packages       Java package names; their classes and those of their sub-packages are instrumented
+     * @param hostClasses    what the host frameworks declare of their classes
      * @param releaseAtClose whether to add the hosts' release hooks ({@code release: close})
      */
-    public HostTransformer(List<String> packages, CallSites sites, boolean releaseAtClose) {
-        this(packages, sites, releaseAtClose, false);
+    public HostTransformer(List<String> packages, CallSites sites, List<HostClass> hostClasses, boolean releaseAtClose) {
+        this(packages, sites, hostClasses, releaseAtClose, false);
     }
 
-    private HostTransformer(List<String> packages, CallSites sites, boolean releaseAtClose, boolean onlyRetransforms) {
+    private HostTransformer(List<String> packages, CallSites sites, List<HostClass> hostClasses, boolean releaseAtClose,
+            boolean onlyRetransforms) {
         this.prefixes = new String[packages.size()];
         for (int i = 0; i < prefixes.length; i++) {
             prefixes[i] = packages.get(i).replace('.', '/') + "/";
         }
         this.sites = sites;
+        this.hostClasses = List.copyOf(hostClasses);
         this.releaseAtClose = releaseAtClose;
         this.onlyRetransforms = onlyRetransforms;
     }
@@ -51,7 +55,7 @@ public final class HostTransformer implements ClassFileTransformer {
         for (String p : prefixes) {
             packages.add(p.substring(0, p.length() - 1).replace('/', '.'));
         }
-        return new HostTransformer(packages, sites, releaseAtClose, true);
+        return new HostTransformer(packages, sites, hostClasses, releaseAtClose, true);
     }
 
     /** Whether a class (internal or binary name) is in an intercepted package, and not the agent's own. */
@@ -89,8 +93,13 @@ public final class HostTransformer implements ClassFileTransformer {
         return out == classFile ? null : out;
     }
 
-    private static byte[] addHooks(String className, byte[] classFile) {
-        HostClass declared = Hosts.find(className);
+    private byte[] addHooks(String className, byte[] classFile) {
+        HostClass declared = null;
+        for (HostClass c : hostClasses) {
+            if (c.name().equals(className)) {
+                declared = c;
+            }
+        }
         if (declared == null) {
             return classFile;
         }

@@ -39,13 +39,6 @@ public final class LayoutPrinter {
         return b.toString();
     }
 
-    /** Just the layout keys, as {@code install} takes them. */
-    public static String printLayout(MemoryPoolLayout layout, long defaultMaxPageSize) {
-        StringBuilder b = new StringBuilder();
-        layout(b, layout, defaultMaxPageSize);
-        return b.toString();
-    }
-
     private static void layout(StringBuilder b, MemoryPoolLayout layout, long defaultMaxPageSize) {
         String kind = PoolsConfig.kindOf(layout);
         b.append("layout: ").append(kind).append('\n');

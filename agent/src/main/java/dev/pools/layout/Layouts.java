@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * Turns a {@link MemoryPoolLayout} into the pools it means (POOLS.md §6 and §8): validates it,
+ * Turns a {@link MemoryPoolLayout} into the pools it means (docs/POOLS.md §6 and §8): validates it,
  * rounds sizes up to the alignment, and expands the presets into their ladders.
  */
 public final class Layouts {

@@ -64,7 +64,7 @@ public record PoolsConfig(String source, MemoryPoolLayout layout, List<String> i
         return report.period();
     }
 
-    /** When a slice goes back to its pool (POOLS.md §4, HOSTS.md §3). */
+    /** When a slice goes back to its pool (docs/POOLS.md §4, docs/HOSTS.md §3). */
     public enum Release {
         /** When no buffer pointing into it is reachable. */
         GC,

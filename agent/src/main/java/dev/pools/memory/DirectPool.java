@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The direct pool (POOLS.md §5): every allocation is a block of exactly its effective size;
+ * The direct pool (docs/POOLS.md §5): every allocation is a block of exactly its effective size;
  * a freed block waits to be reused by a request of the same effective size, most recently freed
  * first, until an explicit cleanup gives it back. Accepts every size a buffer can have, so nothing
  * after it in a layout is reachable. Its report counts live allocations as pages.

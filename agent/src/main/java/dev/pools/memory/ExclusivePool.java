@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An exclusive pool (POOLS.md §4): every allocation gets a page of its own.
+ * An exclusive pool (docs/POOLS.md §4): every allocation gets a page of its own.
  *
  * <pre>
  *   pages, in page order:  [A 3 MiB used] [B 2 MiB free, freeCount 1] [C 4 MiB free, freeCount 4]

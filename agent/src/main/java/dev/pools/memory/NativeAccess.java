@@ -37,7 +37,7 @@ import java.nio.ByteBuffer;
  */
 final class NativeAccess {
 
-    /** Alignment of every slice address and effective size (POOLS.md §1: a cache line). */
+    /** Alignment of every slice address and effective size (docs/POOLS.md §1: a cache line). */
     static final int ALIGNMENT = 64;
 
     private static final MethodHandle NEW_BUFFER;   // (long address, int capacity, Object attachment) ByteBuffer

@@ -3,7 +3,7 @@ package dev.pools.memory;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What every pool kind shares: a lock, the accounting of POOLS.md §7, the marks that reset only
+ * What every pool kind shares: a lock, the accounting of docs/POOLS.md §7, the marks that reset only
  * at install ({@code pagesPeak}, {@code largestAlloc}) and a histogram of request sizes.
  *
  * <p>Threading: every field below is guarded by {@link #lock}. An allocation holds one pool's lock

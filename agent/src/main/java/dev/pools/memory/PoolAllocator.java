@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * them back, and swaps layouts.
  *
  * <p><b>Allocate</b> {@code s} bytes: (1) route through the installed {@link PoolSet}; (2) if no
- * pool has room (POOLS.md §2.4), release what is already queued and retry; then collect garbage (at
+ * pool has room (docs/POOLS.md §2.4), release what is already queued and retry; then collect garbage (at
  * most once per {@link #COLLECT_INTERVAL_NANOS} while collections give nothing back, so that pools
  * full of live buffers do not turn every request into a collection), wait until the collector has queued every
  * unreachable buffer, release those and retry; then give empty pages back and retry once more; (3) if still
@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the memory (or poisons it), so allocations never zero on the allocating thread unless poisoning
  * is on. A second release of the same buffer is counted and ignored.
  *
- * <p><b>Install</b> replaces the layout only when the pools hold nothing live (POOLS.md §8).
+ * <p><b>Install</b> replaces the layout only when the pools hold nothing live (docs/POOLS.md §8).
  */
 public final class PoolAllocator {
 

@@ -3,7 +3,7 @@ package dev.pools.memory;
 import java.util.List;
 
 /**
- * The pools of one installed layout, and routing between them (POOLS.md §2).
+ * The pools of one installed layout, and routing between them (docs/POOLS.md §2).
  *
  * <p>Routing a request of {@code s} bytes: take the pools in layout order, keep those that accept
  * {@code s} by size class; the first one reserves (reusing a free slice or growing itself); only when
@@ -13,7 +13,7 @@ import java.util.List;
  * <p><b>JVM:</b> CubeCL lets an uncapped pool take a near-page size before any later pool. Here it is
  * a last resort: otherwise a request would go to one pool while measuring (all pools uncapped) and
  * to another once capped, and a layout capped at the measured peaks would no longer fit the same
- * workload by construction (POOLS.md §2.5).
+ * workload by construction (docs/POOLS.md §2.5).
  *
  * <p>Nothing here is random or depends on the calling thread, so the same requests in the same
  * order land in the same places.

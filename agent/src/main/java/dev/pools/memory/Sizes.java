@@ -1,6 +1,6 @@
 package dev.pools.memory;
 
-/** Alignment arithmetic (POOLS.md §1). */
+/** Alignment arithmetic (docs/POOLS.md §1). */
 public final class Sizes {
 
     /** Alignment of slice addresses and effective sizes, in bytes. */

@@ -3,7 +3,7 @@ package dev.pools.memory;
 import java.util.Arrays;
 
 /**
- * A sliced pool (POOLS.md §3): fixed-size pages, each cut into slices on demand.
+ * A sliced pool (docs/POOLS.md §3): fixed-size pages, each cut into slices on demand.
  *
  * <pre>
  *   page 0  |used 4 MiB|free 15 MiB        |used 8 MiB |used 4 MiB|free 1 MiB|

@@ -1,7 +1,7 @@
 package dev.pools.memory;
 
 /**
- * What pools hold at one moment (POOLS.md §7), plus what was served outside them.
+ * What pools hold at one moment (docs/POOLS.md §7), plus what was served outside them.
  *
  * @param numberAllocs   live allocations in pools
  * @param bytesInUse     bytes they asked for

@@ -1,6 +1,5 @@
 package dev.pools.recording;
 
-import dev.pools.agent.PoolsRuntime;
 import dev.pools.layout.FileNames;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.CallSites;
@@ -36,7 +35,7 @@ public final class Recorder {
     }
 
     /** Starts the recording the configuration asks for; does nothing with {@code report.file: none}. */
-    public static void start(PoolsRuntime runtime) throws IOException {
+    public static void start(Recorded runtime) throws IOException {
         PoolsConfig config = runtime.config();
         if (config.reportFile() == null) {
             return;
@@ -63,7 +62,7 @@ public final class Recorder {
         recording.setDestination(Path.of(FileNames.expand(config.reportFile())));
         recording.start();
         started = true;
-        CallSites sites = runtime.sites();
+        CallSites sites = pools.sites();
         runtime.setRefusalListener((size, site, reason, fellBack) -> {
             AllocationRefusedEvent e = new AllocationRefusedEvent();
             if (e.shouldCommit()) {

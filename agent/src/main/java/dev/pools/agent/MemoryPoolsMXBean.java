@@ -1,4 +1,4 @@
-package dev.pools.recording;
+package dev.pools.agent;
 
 import java.beans.ConstructorProperties;
 import java.util.List;

@@ -1,28 +1,28 @@
-package dev.pools.recording;
+package dev.pools.agent;
 
-import dev.pools.agent.PoolsRuntime;
 import dev.pools.api.InstallMemoryPoolsException;
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.layout.LayoutException;
+import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.LayoutFile;
 import dev.pools.memory.Usage;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import javax.management.ObjectName;
 
-/** The MBean behind {@link MemoryPoolsMXBean}: a view of the running agent. */
-public final class MemoryPoolsMBean implements MemoryPoolsMXBean {
+/** The implementation of {@link MemoryPoolsMXBean}: a view of the running agent over JMX. */
+public final class MemoryPoolsJmx implements MemoryPoolsMXBean {
 
     public static final String NAME = "pools:type=MemoryPools";
 
     private final PoolsRuntime runtime;
 
-    private MemoryPoolsMBean(PoolsRuntime runtime) {
+    private MemoryPoolsJmx(PoolsRuntime runtime) {
         this.runtime = runtime;
     }
 
     public static void register(PoolsRuntime runtime) throws Exception {
-        ManagementFactory.getPlatformMBeanServer().registerMBean(new MemoryPoolsMBean(runtime), new ObjectName(NAME));
+        ManagementFactory.getPlatformMBeanServer().registerMBean(new MemoryPoolsJmx(runtime), new ObjectName(NAME));
     }
 
     @Override
@@ -54,7 +54,7 @@ public final class MemoryPoolsMBean implements MemoryPoolsMXBean {
             throw new IllegalArgumentException("INVALID_LAYOUT: " + e.getMessage());
         }
         try {
-            runtime.install(layout, PoolsRuntime.Source.JMX);
+            runtime.install(layout, InstalledLayout.Source.JMX);
         } catch (InstallMemoryPoolsException e) {
             throw new IllegalStateException(e.kind() + ": " + e.getMessage());
         }

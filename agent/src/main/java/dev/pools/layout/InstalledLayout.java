@@ -1,0 +1,16 @@
+package dev.pools.layout;
+
+/**
+ * The normalised text of an installed layout, and where it came from: what the recording writes
+ * at every install.
+ */
+public record InstalledLayout(String kind, String yaml, Source source) {
+
+    /** Where an installed layout came from. */
+    public enum Source { FILE, API, JMX }
+
+    /** Told about every install, including the first. */
+    public interface Listener {
+        void installed(InstalledLayout layout);
+    }
+}

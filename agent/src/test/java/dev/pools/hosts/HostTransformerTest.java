@@ -1,0 +1,56 @@
+package dev.pools.hosts;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pools.hosts.onnxruntime.OnnxRuntime;
+import dev.pools.memory.CallSites;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The transformer on class files: what it changes, and what it never touches. */
+class HostTransformerTest {
+
+    private static byte[] classFile(Class<?> c) throws IOException {
+        try (InputStream in = c.getResourceAsStream(c.getSimpleName() + ".class")) {
+            assertNotNull(in, c.getName());
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void the_agents_own_classes_are_never_rewritten_whatever_the_packages_say() throws Exception {
+        HostTransformer t = new HostTransformer(List.of("dev", "it.host"), new CallSites(), OnnxRuntime.CLASSES, true);
+        assertFalse(t.intercepts("dev.pools.memory.PoolAllocator"));
+        assertFalse(t.intercepts("dev/pools/shaded/asm/ClassReader"));
+        assertTrue(t.intercepts("dev.other.Tensors"));
+        assertNull(t.transform(null, "dev/pools/memory/NativeAccess",
+                null, null, classFile(dev.pools.memory.PoolAllocator.class)), "an own class that calls allocateDirect stays as it is");
+    }
+
+    @Test
+    void call_sites_of_allocate_direct_in_an_intercepted_class_are_substituted_and_registered() throws Exception {
+        CallSites sites = new CallSites();
+        HostTransformer t = new HostTransformer(List.of("it.host"), sites, List.of(), false);
+        byte[] out = t.transform(null, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
+        assertNotNull(out, "the class calls allocateDirect: it changes");
+        String text = new String(out, java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertTrue(text.contains(CallSiteRewriter.RUNTIME), "calls the pools' entry point");
+        assertEquals("it.host.Tensors#allocate", sites.name(1));
+    }
+
+    @Test
+    void a_host_class_of_another_shape_is_named_with_what_it_lacks() throws Exception {
+        byte[] stand_in = classFile(ai.onnxruntime.OnnxTensor.class); // a stand-in with the real name and another shape
+        assertEquals("no field buffer of type java.nio.Buffer", ReturnHooks.missing(stand_in, OnnxRuntime.CLASSES.get(0)));
+        HostTransformer t = new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OnnxRuntime.CLASSES, true);
+        byte[] out = t.transform(null, "ai/onnxruntime/OnnxTensor", null, null, stand_in);
+        assertNotNull(out, "its allocateDirect call is still substituted");
+        assertFalse(new String(out, java.nio.charset.StandardCharsets.ISO_8859_1).contains("OnnxTensorHooks"), "but no hook is added");
+    }
+}

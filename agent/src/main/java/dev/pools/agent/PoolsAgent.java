@@ -27,8 +27,8 @@ import java.util.List;
  */
 public final class PoolsAgent {
 
-    /** Exit status for a user's mistake in the layout file. */
-    public static final int BAD_INPUT = 2;
+    /** {@code -Dpools.mallocHint=false} keeps the agent from giving glibc's malloc its threshold hint. */
+    static final String MALLOC_HINT_PROPERTY = "pools.mallocHint";
 
     private PoolsAgent() {
     }
@@ -83,7 +83,7 @@ public final class PoolsAgent {
             throw new IllegalArgumentException("pools: " + message);
         }
         System.err.flush();
-        System.exit(BAD_INPUT);
+        System.exit(LayoutException.EXIT_STATUS);
     }
 
     /**
@@ -134,7 +134,9 @@ public final class PoolsAgent {
             for (PoolReport r : runtime.allocator().reports()) {
                 largestSlice = Math.max(largestSlice, r.maxSlice());
             }
-            MallocThresholds.hint(largestSlice);
+            if (!"false".equals(System.getProperty(MALLOC_HINT_PROPERTY))) {
+                MallocThresholds.hint(largestSlice);
+            }
         } catch (Throwable t) {
             Log.once("malloc", "could not give malloc its threshold hint (see README, Troubleshooting): " + t);
         }

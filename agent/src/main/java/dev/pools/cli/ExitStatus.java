@@ -4,7 +4,7 @@ package dev.pools.cli;
 final class ExitStatus {
     static final int DONE = 0;
     static final int INTERNAL = 1;
-    static final int BAD_INPUT = 2;
+    static final int BAD_INPUT = dev.pools.layout.LayoutException.EXIT_STATUS;
 
     private ExitStatus() {
     }

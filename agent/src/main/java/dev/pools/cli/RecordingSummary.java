@@ -100,11 +100,8 @@ final class RecordingSummary {
             throw new BadInput(file + ": the recording is truncated (it ends in the middle of an event; was the JVM killed"
                     + " while writing it?)");
         } catch (IOException e) {
-            String m = String.valueOf(e.getMessage());
-            if (m.contains("Not a Flight Recorder file") || m.contains("magic")) {
-                throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");
-            }
-            throw new BadInput(file + ": not a readable JFR recording (" + m + ")");
+            // Not JFR at all was said above, from the file's first bytes; this is a damaged or newer one.
+            throw new BadInput(file + ": not a readable JFR recording (" + e.getMessage() + ")");
         } catch (RuntimeException e) {
             if (e instanceof BadInput) {
                 throw e;

@@ -76,13 +76,19 @@ public final class LayoutPrinter {
     /** One pool in words, as {@code check} and {@code report} show it. */
     public static String describe(PoolSpec spec) {
         if (spec instanceof PoolSpec.Sliced s) {
-            return "sliced, page_size " + Sizes.human(s.pageSize()) + ", max_slice " + Sizes.human(s.maxSlice())
+            return "sliced, page_size " + size(s.pageSize()) + ", max_slice " + size(s.maxSlice())
                     + (s.capped() ? ", pages " + s.pagesCap() : ", no cap");
         }
         if (spec instanceof PoolSpec.Exclusive e) {
-            return "exclusive, max_alloc " + Sizes.human(e.maxAlloc()) + ", dealloc_period " + e.deallocPeriod();
+            return "exclusive, max_alloc " + size(e.maxAlloc()) + ", dealloc_period " + e.deallocPeriod();
         }
         return "direct";
+    }
+
+    /** A size in human units, with its bytes when the units round it: {@code 16 MiB}, {@code 50.3 KiB (51520 B)}. */
+    private static String size(long bytes) {
+        String human = Sizes.human(bytes);
+        return human.contains(".") ? human + " (" + bytes + " B)" : human;
     }
 
     /** One {@code key: size} line, human units first and the bytes in a comment. */

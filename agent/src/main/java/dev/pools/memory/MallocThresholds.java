@@ -33,10 +33,10 @@ public final class MallocThresholds {
         return size > GLIBC_DEFAULT ? size : 0;
     }
 
-    /** Mallocs and frees the block for {@code largestSlice}; returns its size, 0 when none was needed or it is off. */
+    /** Mallocs and frees the block for {@code largestSlice}; returns its size, 0 when none was needed. */
     public static long hint(long largestSlice) {
         long size = hintSize(largestSlice);
-        if (size == 0 || "false".equals(System.getProperty("pools.mallocHint"))) {
+        if (size == 0) {
             return 0;
         }
         NativeAccess.requireAvailable();

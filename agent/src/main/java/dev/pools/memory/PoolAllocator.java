@@ -372,9 +372,23 @@ public final class PoolAllocator {
         return sum;
     }
 
-    /** Request sizes each pool served since install, in {@link Sizes#log2Bucket} buckets. */
-    public long[] requestSizes(int pool) {
-        return current.pools[pool].requestSizes();
+    /**
+     * Request sizes each pool of the installed layout served since install, in
+     * {@link Sizes#log2Bucket} buckets, with the reports of the same pools: both read from one
+     * layout, so an install in between cannot mismatch them.
+     */
+    public record SizesSnapshot(List<PoolReport> reports, List<long[]> requestSizes) {
+    }
+
+    public SizesSnapshot requestSizes() {
+        Pool[] pools = current.pools;
+        List<PoolReport> reports = new ArrayList<>(pools.length);
+        List<long[]> sizes = new ArrayList<>(pools.length);
+        for (Pool pool : pools) {
+            reports.add(pool.report());
+            sizes.add(pool.requestSizes());
+        }
+        return new SizesSnapshot(reports, sizes);
     }
 
     public long doubleReleases() {

@@ -110,7 +110,8 @@ public final class Recorder {
     }
 
     static void emitFinal(PoolAllocator pools) {
-        List<PoolReport> reports = pools.reports();
+        PoolAllocator.SizesSnapshot snapshot = pools.requestSizes();
+        List<PoolReport> reports = snapshot.reports();
         for (CallSites.Stats s : pools.sites().snapshot()) {
             CallSiteEvent e = new CallSiteEvent();
             e.site = s.site();
@@ -122,12 +123,7 @@ public final class Recorder {
             e.commit();
         }
         for (PoolReport r : reports) {
-            long[] sizes;
-            try {
-                sizes = pools.requestSizes(r.index());
-            } catch (IndexOutOfBoundsException e) {
-                break; // an install replaced the pools since the reports were taken; the next batch has them
-            }
+            long[] sizes = snapshot.requestSizes().get(r.index());
             for (int bucket = 0; bucket < sizes.length; bucket++) {
                 if (sizes[bucket] > 0) {
                     RequestSizesEvent e = new RequestSizesEvent();

@@ -102,4 +102,12 @@ class LayoutsTest {
         assertEquals("max_page_size (512 KiB) is outside 1 MiB..2147483584 B (a direct buffer holds at most 2 GiB)",
                 refusal(new MemoryPoolLayout.SubSlices(OptionalLong.of(512 * KIB))));
     }
+
+    @Test
+    void check_names_every_rounded_size_of_a_ladder_in_bytes_too() {
+        assertEquals("exclusive, max_alloc 50.3 KiB (51520 B), dealloc_period 10000",
+                LayoutPrinter.describe(new dev.pools.memory.PoolSpec.Exclusive(51_520, 10_000)));
+        assertEquals("sliced, page_size 16 MiB, max_slice 2 MiB, no cap",
+                LayoutPrinter.describe(new dev.pools.memory.PoolSpec.Sliced(16 << 20, 2 << 20, dev.pools.memory.PoolSpec.UNCAPPED)));
+    }
 }

@@ -1,6 +1,7 @@
 package it.host;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Stands in for a host framework in tests: a class of an intercepted package ({@code it.host})
@@ -8,10 +9,9 @@ import java.nio.ByteBuffer;
  */
 public final class Tensors {
 
-    private Tensors() {
-    }
+    private Tensors() {}
 
     public static ByteBuffer allocate(int bytes) {
-        return ByteBuffer.allocateDirect(bytes).order(java.nio.ByteOrder.nativeOrder());
+        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
     }
 }

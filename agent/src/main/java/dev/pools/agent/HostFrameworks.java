@@ -16,8 +16,7 @@ final class HostFrameworks {
     /** Every host class with hooks or a note, across frameworks. */
     static final List<HostClass> CLASSES = concat(Djl.CLASSES, OnnxRuntime.CLASSES);
 
-    private HostFrameworks() {
-    }
+    private HostFrameworks() {}
 
     @SafeVarargs
     private static List<HostClass> concat(List<HostClass>... lists) {

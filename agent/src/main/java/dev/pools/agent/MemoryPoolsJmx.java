@@ -2,8 +2,8 @@ package dev.pools.agent;
 
 import dev.pools.api.InstallMemoryPoolsException;
 import dev.pools.api.MemoryPoolLayout;
-import dev.pools.layout.LayoutException;
 import dev.pools.layout.InstalledLayout;
+import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutFile;
 import dev.pools.memory.Usage;
 import java.lang.management.ManagementFactory;
@@ -28,15 +28,27 @@ public final class MemoryPoolsJmx implements MemoryPoolsMXBean {
     @Override
     public UsageView getUsage() {
         Usage u = runtime.allocator().usage();
-        return new UsageView(u.numberAllocs(), u.bytesInUse(), u.bytesPadding(), u.bytesReserved(), u.fallbackAllocs(),
+        return new UsageView(
+                u.numberAllocs(),
+                u.bytesInUse(),
+                u.bytesPadding(),
+                u.bytesReserved(),
+                u.fallbackAllocs(),
                 u.fallbackBytes());
     }
 
     @Override
     public List<PoolView> getReports() {
         return runtime.allocator().reports().stream()
-                .map(r -> new PoolView(r.index(), r.kind().label(), r.pageSize(), r.maxSlice(), r.pagesCap(), r.pages(),
-                        r.pagesPeak(), r.largestAlloc()))
+                .map(r -> new PoolView(
+                        r.index(),
+                        r.kind().label(),
+                        r.pageSize(),
+                        r.maxSlice(),
+                        r.pagesCap(),
+                        r.pages(),
+                        r.pagesPeak(),
+                        r.largestAlloc()))
                 .toList();
     }
 

@@ -37,9 +37,21 @@ public interface MemoryPoolsMXBean {
         private final long fallbackAllocs;
         private final long fallbackBytes;
 
-        @ConstructorProperties({"numberAllocs", "bytesInUse", "bytesPadding", "bytesReserved", "fallbackAllocs", "fallbackBytes"})
-        public UsageView(long numberAllocs, long bytesInUse, long bytesPadding, long bytesReserved, long fallbackAllocs,
-                         long fallbackBytes) {
+        @ConstructorProperties({
+            "numberAllocs",
+            "bytesInUse",
+            "bytesPadding",
+            "bytesReserved",
+            "fallbackAllocs",
+            "fallbackBytes"
+        })
+        public UsageView(
+                long numberAllocs,
+                long bytesInUse,
+                long bytesPadding,
+                long bytesReserved,
+                long fallbackAllocs,
+                long fallbackBytes) {
             this.numberAllocs = numberAllocs;
             this.bytesInUse = bytesInUse;
             this.bytesPadding = bytesPadding;
@@ -84,9 +96,25 @@ public interface MemoryPoolsMXBean {
         private final long pagesPeak;
         private final long largestAlloc;
 
-        @ConstructorProperties({"index", "kind", "pageSize", "maxSlice", "pagesCap", "pages", "pagesPeak", "largestAlloc"})
-        public PoolView(int index, String kind, long pageSize, long maxSlice, long pagesCap, long pages, long pagesPeak,
-                        long largestAlloc) {
+        @ConstructorProperties({
+            "index",
+            "kind",
+            "pageSize",
+            "maxSlice",
+            "pagesCap",
+            "pages",
+            "pagesPeak",
+            "largestAlloc"
+        })
+        public PoolView(
+                int index,
+                String kind,
+                long pageSize,
+                long maxSlice,
+                long pagesCap,
+                long pages,
+                long pagesPeak,
+                long largestAlloc) {
             this.index = index;
             this.kind = kind;
             this.pageSize = pageSize;

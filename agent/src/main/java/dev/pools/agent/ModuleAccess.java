@@ -11,16 +11,18 @@ import java.util.Set;
  */
 final class ModuleAccess {
 
-    private ModuleAccess() {
-    }
+    private ModuleAccess() {}
 
     static void open(Instrumentation inst) {
         Module base = Object.class.getModule();
         Module self = ModuleAccess.class.getModule();
         Set<Module> us = Set.of(self);
-        inst.redefineModule(base, Set.of(),
+        inst.redefineModule(
+                base,
+                Set.of(),
                 Map.of("jdk.internal.misc", us, "jdk.internal.access", us, "sun.nio.ch", us),
                 Map.of("java.nio", us),
-                Set.of(), Map.of());
+                Set.of(),
+                Map.of());
     }
 }

@@ -1,11 +1,11 @@
 package dev.pools.agent;
 
-import dev.pools.log.Log;
 import dev.pools.hosts.HostTransformer;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutFile;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
+import dev.pools.log.Log;
 import dev.pools.memory.DirectMemory;
 import dev.pools.memory.MallocThresholds;
 import dev.pools.memory.PoolAllocator;
@@ -30,8 +30,7 @@ public final class PoolsAgent {
     /** {@code -Dpools.mallocHint=false} keeps the agent from giving glibc's malloc its threshold hint. */
     static final String MALLOC_HINT_PROPERTY = "pools.mallocHint";
 
-    private PoolsAgent() {
-    }
+    private PoolsAgent() {}
 
     public static void premain(String args, Instrumentation inst) {
         start(args, inst, false);
@@ -51,7 +50,8 @@ public final class PoolsAgent {
         try {
             ModuleAccess.open(inst);
             long defaultMaxPageSize = Layouts.defaultMaxPageSize(DirectMemory.limit());
-            config = args == null || args.isBlank() ? PoolsConfig.defaults()
+            config = args == null || args.isBlank()
+                    ? PoolsConfig.defaults()
                     : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
             runtime = new PoolsRuntime(config, defaultMaxPageSize);
         } catch (LayoutException e) {
@@ -64,7 +64,8 @@ public final class PoolsAgent {
         try {
             PoolsRuntime.setCurrent(runtime);
             boolean releaseAtClose = config.release() == PoolsConfig.Release.CLOSE;
-            HostTransformer transformer = new HostTransformer(config.intercept(), runtime.sites(), HostFrameworks.CLASSES, releaseAtClose);
+            HostTransformer transformer =
+                    new HostTransformer(config.intercept(), runtime.sites(), HostFrameworks.CLASSES, releaseAtClose);
             // Not retransformation-capable: with that, the JVM would keep a copy of every class file it loads.
             inst.addTransformer(transformer, false);
             retransformLoaded(inst, transformer, late, releaseAtClose);
@@ -125,8 +126,10 @@ public final class PoolsAgent {
     private static void startInBackground(PoolsRuntime runtime) {
         Throwable missing = PoolAllocator.unavailableBecause();
         if (missing != null) {
-            Log.once("native", "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
-                    + missing);
+            Log.once(
+                    "native",
+                    "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
+                            + missing);
             return;
         }
         try {
@@ -160,7 +163,8 @@ public final class PoolsAgent {
      * retransformation-capable copy of the transformer registered for this alone. Each class that
      * cannot be is named once on stderr.
      */
-    private static void retransformLoaded(Instrumentation inst, HostTransformer transformer, boolean late, boolean releaseAtClose) {
+    private static void retransformLoaded(
+            Instrumentation inst, HostTransformer transformer, boolean late, boolean releaseAtClose) {
         List<Class<?>> targets = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
             if (transformer.intercepts(c.getName()) && !c.isArray()) {
@@ -169,7 +173,8 @@ public final class PoolsAgent {
         }
         if (targets.isEmpty()) {
             if (late) {
-                Log.info("attached late: no loaded class to re-instrument" + (releaseAtClose ? ", release at close on" : ""));
+                Log.info("attached late: no loaded class to re-instrument"
+                        + (releaseAtClose ? ", release at close on" : ""));
             }
             return;
         }
@@ -185,14 +190,16 @@ public final class PoolsAgent {
                     inst.retransformClasses(c);
                     done++;
                 } catch (Throwable t) {
-                    Log.once("retransform:" + c.getName(), "cannot instrument the already loaded class " + c.getName()
-                            + "; it keeps its own allocations: " + t);
+                    Log.once(
+                            "retransform:" + c.getName(),
+                            "cannot instrument the already loaded class " + c.getName()
+                                    + "; it keeps its own allocations: " + t);
                 }
             }
         } finally {
             inst.removeTransformer(again);
         }
-        Log.info((late ? "attached late: " : "") + done + " already loaded class" + (done == 1 ? "" : "es") + " re-instrumented"
-                + (releaseAtClose ? ", release at close on" : ""));
+        Log.info((late ? "attached late: " : "") + done + " already loaded class" + (done == 1 ? "" : "es")
+                + " re-instrumented" + (releaseAtClose ? ", release at close on" : ""));
     }
 }

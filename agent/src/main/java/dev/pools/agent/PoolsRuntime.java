@@ -1,21 +1,21 @@
 package dev.pools.agent;
 
-import dev.pools.log.Log;
 import dev.pools.api.InstallMemoryPoolsException;
-import dev.pools.hosts.Allocations;
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.MemoryPools;
+import dev.pools.hosts.Allocations;
+import dev.pools.layout.FileNames;
 import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutPrinter;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
+import dev.pools.log.Log;
 import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolSpec;
 import dev.pools.recording.Recorded;
-import dev.pools.layout.FileNames;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,6 +35,7 @@ public final class PoolsRuntime implements Recorded {
     private final List<InstalledLayout.Listener> listeners = new CopyOnWriteArrayList<>();
     /** The layout from start-up, printed only when someone asks: normalising costs start-up time. */
     private volatile PoolsConfig startLayout;
+
     private volatile InstalledLayout installed;
     private volatile AllocationListener refusals = AllocationListener.NONE;
     private final TraceWriter trace;
@@ -44,10 +45,11 @@ public final class PoolsRuntime implements Recorded {
         this.defaultMaxPageSize = defaultMaxPageSize;
         List<PoolSpec> specs = Layouts.compile(config.layout(), defaultMaxPageSize);
         CallSites sites = new CallSites();
-        this.trace = config.report().trace() == null ? null
+        this.trace = config.report().trace() == null
+                ? null
                 : new TraceWriter(Path.of(FileNames.expand(config.report().trace())), sites);
-        PoolAllocator.Options options = new PoolAllocator.Options(config.poisonOnFree(),
-                config.onExhausted() == PoolsConfig.OnExhausted.FAIL, trace);
+        PoolAllocator.Options options = new PoolAllocator.Options(
+                config.poisonOnFree(), config.onExhausted() == PoolsConfig.OnExhausted.FAIL, trace);
         this.allocator = new PoolAllocator(specs, options, new ForwardRefusals(), sites);
         this.startLayout = config;
     }
@@ -102,8 +104,10 @@ public final class PoolsRuntime implements Recorded {
         if (now == null) {
             synchronized (this) {
                 if (installed == null) {
-                    installed = new InstalledLayout(PoolsConfig.kindOf(startLayout.layout()),
-                            LayoutPrinter.print(startLayout, defaultMaxPageSize), InstalledLayout.Source.FILE);
+                    installed = new InstalledLayout(
+                            PoolsConfig.kindOf(startLayout.layout()),
+                            LayoutPrinter.print(startLayout, defaultMaxPageSize),
+                            InstalledLayout.Source.FILE);
                 }
                 now = installed;
             }
@@ -124,7 +128,8 @@ public final class PoolsRuntime implements Recorded {
     }
 
     /** Installs a layout; on success records it. The previous layout stays on any refusal. */
-    public synchronized void install(MemoryPoolLayout layout, InstalledLayout.Source source) throws InstallMemoryPoolsException {
+    public synchronized void install(MemoryPoolLayout layout, InstalledLayout.Source source)
+            throws InstallMemoryPoolsException {
         List<PoolSpec> specs;
         try {
             specs = Layouts.compile(layout, defaultMaxPageSize);
@@ -133,7 +138,8 @@ public final class PoolsRuntime implements Recorded {
         }
         allocator.install(specs);
         PoolsConfig now = config.withLayout(layout);
-        installed = new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
+        installed =
+                new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
         for (InstalledLayout.Listener l : listeners) {
             try {
                 l.installed(installed);

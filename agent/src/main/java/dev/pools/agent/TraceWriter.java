@@ -5,8 +5,8 @@ import dev.pools.memory.AllocationTrace;
 import dev.pools.memory.CallSites;
 import java.io.BufferedWriter;
 import java.io.FileOutputStream;
-import java.io.OutputStreamWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -34,7 +34,8 @@ final class TraceWriter implements AllocationTrace {
     TraceWriter(Path file, CallSites sites) throws IOException {
         // A plain FileOutputStream, not a FileChannel: the release thread writes here and is
         // interrupted by design (see the memory package's Releaser); an interrupted channel closes.
-        this.out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(file.toFile()), StandardCharsets.UTF_8));
+        this.out =
+                new BufferedWriter(new OutputStreamWriter(new FileOutputStream(file.toFile()), StandardCharsets.UTF_8));
         this.sites = sites;
         out.write("# pools trace v1\n");
     }

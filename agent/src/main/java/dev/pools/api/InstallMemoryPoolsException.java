@@ -32,7 +32,8 @@ public final class InstallMemoryPoolsException extends Exception {
     }
 
     public static InstallMemoryPoolsException poolsInUse(long bytesInUse) {
-        return new InstallMemoryPoolsException(Kind.POOLS_IN_USE, bytesInUse, bytesInUse + " B still live in the pools");
+        return new InstallMemoryPoolsException(
+                Kind.POOLS_IN_USE, bytesInUse, bytesInUse + " B still live in the pools");
     }
 
     public static InstallMemoryPoolsException unavailable() {
@@ -40,8 +41,8 @@ public final class InstallMemoryPoolsException extends Exception {
     }
 
     public static InstallMemoryPoolsException unsupported() {
-        return new InstallMemoryPoolsException(Kind.UNSUPPORTED, 0,
-                "no pools agent is attached to this JVM (start it with -javaagent:pools.jar)");
+        return new InstallMemoryPoolsException(
+                Kind.UNSUPPORTED, 0, "no pools agent is attached to this JVM (start it with -javaagent:pools.jar)");
     }
 
     public static InstallMemoryPoolsException invalidLayout(String reason) {

@@ -25,8 +25,7 @@ public sealed interface MemoryPoolLayout {
      * reused by exact size. What a workload runs on for its largest allocation to be read back as
      * it was asked for.
      */
-    record Direct() implements MemoryPoolLayout {
-    }
+    record Direct() implements MemoryPoolLayout {}
 
     /**
      * The default: a ladder of size-bucketed pools that sub-slice large pages, then one exclusive

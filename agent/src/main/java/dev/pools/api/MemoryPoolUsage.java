@@ -8,5 +8,4 @@ package dev.pools.api;
  * @param bytesPadding  bytes of padding inside them
  * @param bytesReserved total bytes held from the JDK: at least {@code bytesInUse}, plus pages held for reuse
  */
-public record MemoryPoolUsage(long numberAllocs, long bytesInUse, long bytesPadding, long bytesReserved) {
-}
+public record MemoryPoolUsage(long numberAllocs, long bytesInUse, long bytesPadding, long bytesReserved) {}

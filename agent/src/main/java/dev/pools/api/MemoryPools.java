@@ -26,8 +26,7 @@ public final class MemoryPools {
 
     private static volatile Backend backend;
 
-    private MemoryPools() {
-    }
+    private MemoryPools() {}
 
     /**
      * Connects the agent's backend; called once by the agent when it starts. A second call is

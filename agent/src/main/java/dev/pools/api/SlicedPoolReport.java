@@ -12,5 +12,4 @@ package dev.pools.api;
  * @param pagesPeak    the most pages held at once since the layout was installed
  * @param largestAlloc the largest single allocation served, in requested bytes
  */
-public record SlicedPoolReport(long pageSize, long pages, long pagesPeak, long largestAlloc) {
-}
+public record SlicedPoolReport(long pageSize, long pages, long pagesPeak, long largestAlloc) {}

@@ -11,9 +11,12 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "check", mixinStandardHelpOptions = true,
-        description = "Validates a layout file and prints it normalised: every default filled in, every size in"
-                + " bytes and human units, and the pools a preset expands to. The output is itself a valid layout file.")
+@Command(
+        name = "check",
+        mixinStandardHelpOptions = true,
+        description =
+                "Validates a layout file and prints it normalised: every default filled in, every size in"
+                        + " bytes and human units, and the pools a preset expands to. The output is itself a valid layout file.")
 final class CheckCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "LAYOUT", description = "The layout file (YAML).")

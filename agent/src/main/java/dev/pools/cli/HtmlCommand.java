@@ -15,18 +15,25 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "html", mixinStandardHelpOptions = true,
+@Command(
+        name = "html",
+        mixinStandardHelpOptions = true,
         description = "Writes one self-contained HTML page (no scripts, nothing fetched) with charts of a recording:"
                 + " bytes reserved against bytes in use over time, pages per pool against its cap, the peak of each pool,"
                 + " request sizes per pool, and the top call sites.")
 final class HtmlCommand implements Callable<Integer> {
 
-    private static final String[] COLORS = {"#3b7dd8", "#e67e22", "#27ae60", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"};
+    private static final String[] COLORS = {"#3b7dd8", "#e67e22", "#27ae60", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"
+    };
 
     @Parameters(paramLabel = "RECORDING", description = "A recording (.jfr) written by the agent.")
     Path file;
 
-    @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "The HTML file to write.")
+    @Option(
+            names = {"-o", "--output"},
+            required = true,
+            paramLabel = "FILE",
+            description = "The HTML file to write.")
     Path output;
 
     @Override
@@ -40,14 +47,27 @@ final class HtmlCommand implements Callable<Integer> {
     static String page(RecordingSummary s) {
         StringBuilder b = new StringBuilder();
         b.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pools: ")
-                .append(Charts.esc(s.file.getFileName().toString())).append("</title>\n<style>\n")
+                .append(Charts.esc(s.file.getFileName().toString()))
+                .append("</title>\n<style>\n")
                 .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:900px}")
-                .append("h1{font-size:22px}h2{font-size:17px;margin-top:28px}pre{background:#f6f6f6;padding:10px;overflow:auto}")
-                .append("table{border-collapse:collapse}td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #ddd}")
-                .append("td:first-child,th:first-child{text-align:left}.note{color:#666;font-size:13px}\n</style>\n</head>\n<body>\n");
-        b.append("<h1>pools: ").append(Charts.esc(s.file.getFileName().toString())).append("</h1>\n");
-        b.append("<p class=\"note\">").append(s.start).append(" to ").append(s.end).append(", layout ").append(Charts.esc(s.layoutKind))
-                .append(" (from ").append(Charts.esc(s.layoutSource)).append(")</p>\n");
+                .append(
+                        "h1{font-size:22px}h2{font-size:17px;margin-top:28px}pre{background:#f6f6f6;padding:10px;overflow:auto}")
+                .append(
+                        "table{border-collapse:collapse}td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #ddd}")
+                .append(
+                        "td:first-child,th:first-child{text-align:left}.note{color:#666;font-size:13px}\n</style>\n</head>\n<body>\n");
+        b.append("<h1>pools: ")
+                .append(Charts.esc(s.file.getFileName().toString()))
+                .append("</h1>\n");
+        b.append("<p class=\"note\">")
+                .append(s.start)
+                .append(" to ")
+                .append(s.end)
+                .append(", layout ")
+                .append(Charts.esc(s.layoutKind))
+                .append(" (from ")
+                .append(Charts.esc(s.layoutSource))
+                .append(")</p>\n");
         b.append("<pre>").append(Charts.esc(ReportCommand.text(s, 10))).append("</pre>\n");
 
         b.append("<h2 id=\"usage\">Bytes reserved and in use</h2>\n");
@@ -61,9 +81,12 @@ final class HtmlCommand implements Callable<Integer> {
             reserved[i] = u.bytesReserved();
             inUse[i] = u.bytesInUse();
         }
-        b.append(Charts.lines("bytes reserved and in use over time", List.of(
-                new Charts.Series("reserved", "#c0392b", false, t, reserved),
-                new Charts.Series("in use", "#3b7dd8", false, t, inUse)), true));
+        b.append(Charts.lines(
+                "bytes reserved and in use over time",
+                List.of(
+                        new Charts.Series("reserved", "#c0392b", false, t, reserved),
+                        new Charts.Series("in use", "#3b7dd8", false, t, inUse)),
+                true));
 
         b.append("<h2 id=\"pages\">Pages per pool</h2>\n");
         for (RecordingSummary.Pool last : s.pools.values()) {
@@ -80,13 +103,20 @@ final class HtmlCommand implements Callable<Integer> {
                 pages[i] = points.get(i).pages();
             }
             List<Charts.Series> series = new ArrayList<>();
-            series.add(new Charts.Series("pool " + last.index() + " pages", COLORS[last.index() % COLORS.length], false, x, pages));
+            series.add(new Charts.Series(
+                    "pool " + last.index() + " pages", COLORS[last.index() % COLORS.length], false, x, pages));
             if (last.pagesCap() > 0 && x.length > 0) {
-                series.add(new Charts.Series("cap " + last.pagesCap(), "#c0392b", true, new double[] {x[0], x[x.length - 1]},
-                        new double[] {last.pagesCap(), last.pagesCap()}));
+                series.add(new Charts.Series(
+                        "cap " + last.pagesCap(), "#c0392b", true, new double[] {x[0], x[x.length - 1]}, new double[] {
+                            last.pagesCap(), last.pagesCap()
+                        }));
             }
-            b.append("<h3>pool ").append(last.index()).append(": ").append(Charts.esc(last.kind()))
-                    .append(last.pageSize() > 0 ? ", " + Sizes.human(last.pageSize()) + " pages" : "").append("</h3>\n");
+            b.append("<h3>pool ")
+                    .append(last.index())
+                    .append(": ")
+                    .append(Charts.esc(last.kind()))
+                    .append(last.pageSize() > 0 ? ", " + Sizes.human(last.pageSize()) + " pages" : "")
+                    .append("</h3>\n");
             b.append(Charts.lines("pages of pool " + last.index() + " over time", series, false));
         }
 
@@ -96,7 +126,8 @@ final class HtmlCommand implements Callable<Integer> {
         double[] caps = new double[s.pools.size()];
         int i = 0;
         for (RecordingSummary.Pool p : s.pools.values()) {
-            labels.add("pool " + p.index() + " (" + p.kind() + (p.pageSize() > 0 ? ", " + Sizes.human(p.pageSize()) : "") + ")");
+            labels.add("pool " + p.index() + " (" + p.kind()
+                    + (p.pageSize() > 0 ? ", " + Sizes.human(p.pageSize()) : "") + ")");
             peaks[i] = p.pagesPeak();
             caps[i++] = Math.max(0, p.pagesCap());
         }
@@ -127,11 +158,21 @@ final class HtmlCommand implements Callable<Integer> {
         b.append(Charts.bars("bytes requested per call site", siteLabels, bytes, null, true));
         b.append("<table><tr><th>site</th><th>requests</th><th>bytes</th><th>peak live</th><th>fallbacks</th></tr>\n");
         for (RecordingSummary.Site site : sites) {
-            b.append("<tr><td>").append(Charts.esc(site.site())).append("</td><td>").append(site.count()).append("</td><td>")
-                    .append(Sizes.human(site.bytes())).append("</td><td>").append(Sizes.human(site.peakLiveBytes())).append("</td><td>")
-                    .append(site.fallbacks()).append("</td></tr>\n");
+            b.append("<tr><td>")
+                    .append(Charts.esc(site.site()))
+                    .append("</td><td>")
+                    .append(site.count())
+                    .append("</td><td>")
+                    .append(Sizes.human(site.bytes()))
+                    .append("</td><td>")
+                    .append(Sizes.human(site.peakLiveBytes()))
+                    .append("</td><td>")
+                    .append(site.fallbacks())
+                    .append("</td></tr>\n");
         }
-        b.append("</table>\n<h2>Layout</h2>\n<pre>").append(Charts.esc(s.layoutYaml)).append("</pre>\n</body>\n</html>\n");
+        b.append("</table>\n<h2>Layout</h2>\n<pre>")
+                .append(Charts.esc(s.layoutYaml))
+                .append("</pre>\n</body>\n</html>\n");
         return b.toString();
     }
 

@@ -1,17 +1,17 @@
 package dev.pools.cli;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** Writes JSON for {@code report --json}: maps, lists, strings, numbers and booleans, nothing else. */
 final class Json {
 
-    private Json() {
-    }
+    private Json() {}
 
     /** An object with its keys in the order given: {@code obj("a", 1, "b", "x")}. */
     static Map<String, Object> obj(Object... keysAndValues) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) {
             m.put((String) keysAndValues[i], keysAndValues[i + 1]);
         }

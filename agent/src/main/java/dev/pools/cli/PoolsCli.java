@@ -6,13 +6,22 @@ import picocli.CommandLine.Command;
 /**
  * {@code java -jar pools.jar VERB ...}: reads recordings and layout files offline. One class per verb.
  */
-@Command(name = "pools.jar", mixinStandardHelpOptions = true, versionProvider = PoolsCli.Version.class,
+@Command(
+        name = "pools.jar",
+        mixinStandardHelpOptions = true,
+        versionProvider = PoolsCli.Version.class,
         description = "Reads pools recordings and layout files.%n"
                 + "Run the agent with: java -javaagent:pools.jar=layout.yaml -jar app.jar",
-        subcommands = {ReportCommand.class, SuggestCommand.class, HtmlCommand.class, CheckCommand.class,
-                CommandLine.HelpCommand.class},
+        subcommands = {
+            ReportCommand.class,
+            SuggestCommand.class,
+            HtmlCommand.class,
+            CheckCommand.class,
+            CommandLine.HelpCommand.class
+        },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:done", "1:an internal error", "2:bad input: an unreadable or foreign file, an invalid layout"})
+        exitCodeList = {"0:done", "1:an internal error", "2:bad input: an unreadable or foreign file, an invalid layout"
+        })
 public final class PoolsCli implements Runnable {
 
     @CommandLine.Spec

@@ -29,22 +29,35 @@ import jdk.jfr.consumer.RecordingFile;
 final class RecordingSummary {
 
     /** One pools.PoolReport. */
-    record Pool(Instant time, int index, String kind, long pageSize, long maxSlice, long pagesCap, long pages, long pagesPeak,
-                long largestAlloc, long numberAllocs, long bytesInUse, long bytesReserved) {
-    }
+    record Pool(
+            Instant time,
+            int index,
+            String kind,
+            long pageSize,
+            long maxSlice,
+            long pagesCap,
+            long pages,
+            long pagesPeak,
+            long largestAlloc,
+            long numberAllocs,
+            long bytesInUse,
+            long bytesReserved) {}
 
     /** One pools.Usage. */
-    record Usage(Instant time, long numberAllocs, long bytesInUse, long bytesPadding, long bytesReserved, long fallbackAllocs,
-                 long fallbackBytes) {
-    }
+    record Usage(
+            Instant time,
+            long numberAllocs,
+            long bytesInUse,
+            long bytesPadding,
+            long bytesReserved,
+            long fallbackAllocs,
+            long fallbackBytes) {}
 
     /** One pools.CallSite. */
-    record Site(String site, long count, long bytes, long peakLiveBytes, long fallbacks) {
-    }
+    record Site(String site, long count, long bytes, long peakLiveBytes, long fallbacks) {}
 
     /** The refusals of one call site and size. */
-    record Refusals(String site, long size, String outcome, long count, String reason) {
-    }
+    record Refusals(String site, long size, String outcome, long count, String reason) {}
 
     final Path file;
     String layoutKind;
@@ -63,6 +76,7 @@ final class RecordingSummary {
     final Map<Integer, Map<Long, Long>> requestSizes = new TreeMap<>();
     /** Only when asked for: every report and usage, in time order. */
     final List<Pool> poolTimeline;
+
     final List<Usage> usageTimeline;
 
     private RecordingSummary(Path file, boolean timeline) {
@@ -80,8 +94,9 @@ final class RecordingSummary {
         long events = 0;
         try {
             if (Files.size(file) == 0) {
-                throw new BadInput(file + ": the file is empty (expected a JFR recording written by the pools agent;"
-                        + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)");
+                throw new BadInput(
+                        file + ": the file is empty (expected a JFR recording written by the pools agent;"
+                                + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)");
             }
             if (!startsWithMagic(file)) {
                 throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");
@@ -97,8 +112,9 @@ final class RecordingSummary {
         } catch (AccessDeniedException e) {
             throw new BadInput(file + ": cannot read the file (permission denied)");
         } catch (EOFException e) {
-            throw new BadInput(file + ": the recording is truncated (it ends in the middle of an event; was the JVM killed"
-                    + " while writing it?)");
+            throw new BadInput(
+                    file + ": the recording is truncated (it ends in the middle of an event; was the JVM killed"
+                            + " while writing it?)");
         } catch (IOException e) {
             // Not JFR at all was said above, from the file's first bytes; this is a damaged or newer one.
             throw new BadInput(file + ": not a readable JFR recording (" + e.getMessage() + ")");
@@ -149,10 +165,19 @@ final class RecordingSummary {
                 }
             }
             case EventNames.POOL_REPORT -> {
-                Pool p = new Pool(t, e.getInt(EventNames.INDEX), e.getString(EventNames.KIND), e.getLong(EventNames.PAGE_SIZE),
-                        e.getLong(EventNames.MAX_SLICE), e.getLong(EventNames.PAGES_CAP), e.getLong(EventNames.PAGES),
-                        e.getLong(EventNames.PAGES_PEAK), e.getLong(EventNames.LARGEST_ALLOC), e.getLong(EventNames.NUMBER_ALLOCS),
-                        e.getLong(EventNames.BYTES_IN_USE), e.getLong(EventNames.BYTES_RESERVED));
+                Pool p = new Pool(
+                        t,
+                        e.getInt(EventNames.INDEX),
+                        e.getString(EventNames.KIND),
+                        e.getLong(EventNames.PAGE_SIZE),
+                        e.getLong(EventNames.MAX_SLICE),
+                        e.getLong(EventNames.PAGES_CAP),
+                        e.getLong(EventNames.PAGES),
+                        e.getLong(EventNames.PAGES_PEAK),
+                        e.getLong(EventNames.LARGEST_ALLOC),
+                        e.getLong(EventNames.NUMBER_ALLOCS),
+                        e.getLong(EventNames.BYTES_IN_USE),
+                        e.getLong(EventNames.BYTES_RESERVED));
                 if (!t.isBefore(layoutTime)) {
                     pools.merge(p.index(), p, (a, b) -> b.time().isBefore(a.time()) ? a : b);
                 }
@@ -161,8 +186,13 @@ final class RecordingSummary {
                 }
             }
             case EventNames.USAGE -> {
-                Usage u = new Usage(t, e.getLong(EventNames.NUMBER_ALLOCS), e.getLong(EventNames.BYTES_IN_USE),
-                        e.getLong(EventNames.BYTES_PADDING), e.getLong(EventNames.BYTES_RESERVED), e.getLong(EventNames.FALLBACK_ALLOCS),
+                Usage u = new Usage(
+                        t,
+                        e.getLong(EventNames.NUMBER_ALLOCS),
+                        e.getLong(EventNames.BYTES_IN_USE),
+                        e.getLong(EventNames.BYTES_PADDING),
+                        e.getLong(EventNames.BYTES_RESERVED),
+                        e.getLong(EventNames.FALLBACK_ALLOCS),
                         e.getLong(EventNames.FALLBACK_BYTES));
                 if (usage == null || !u.time().isBefore(usage.time())) {
                     usage = u;
@@ -174,24 +204,36 @@ final class RecordingSummary {
                 }
             }
             case EventNames.CALL_SITE -> {
-                Site s = new Site(e.getString(EventNames.SITE), e.getLong(EventNames.COUNT), e.getLong(EventNames.BYTES),
-                        e.getLong(EventNames.PEAK_LIVE_BYTES), e.getLong(EventNames.FALLBACKS));
+                Site s = new Site(
+                        e.getString(EventNames.SITE),
+                        e.getLong(EventNames.COUNT),
+                        e.getLong(EventNames.BYTES),
+                        e.getLong(EventNames.PEAK_LIVE_BYTES),
+                        e.getLong(EventNames.FALLBACKS));
                 sites.merge(s.site(), s, (a, b) -> b.count() >= a.count() ? b : a);
             }
             case EventNames.REQUEST_SIZES -> {
                 if (!t.isBefore(layoutTime)) {
                     // Histograms count from install on and only grow: the largest count per bucket is the latest.
-                    requestSizes.computeIfAbsent(e.getInt(EventNames.INDEX), i -> new TreeMap<>())
+                    requestSizes
+                            .computeIfAbsent(e.getInt(EventNames.INDEX), i -> new TreeMap<>())
                             .merge(e.getLong(EventNames.BUCKET_MAX), e.getLong(EventNames.COUNT), Math::max);
                 }
             }
             case EventNames.ALLOCATION_REFUSED -> {
-                String key = e.getString(EventNames.SITE) + "|" + e.getLong(EventNames.SIZE) + "|" + e.getString(EventNames.OUTCOME);
+                String key = e.getString(EventNames.SITE) + "|" + e.getLong(EventNames.SIZE) + "|"
+                        + e.getString(EventNames.OUTCOME);
                 Refusals r = refusals.get(key);
-                refusals.put(key, new Refusals(e.getString(EventNames.SITE), e.getLong(EventNames.SIZE), e.getString(EventNames.OUTCOME),
-                        r == null ? 1 : r.count() + 1, e.getString(EventNames.REASON)));
+                refusals.put(
+                        key,
+                        new Refusals(
+                                e.getString(EventNames.SITE),
+                                e.getLong(EventNames.SIZE),
+                                e.getString(EventNames.OUTCOME),
+                                r == null ? 1 : r.count() + 1,
+                                e.getString(EventNames.REASON)));
             }
-            default -> { }
+            default -> {}
         }
     }
 
@@ -207,8 +249,8 @@ final class RecordingSummary {
     List<String> poolShapes() {
         List<String> out = new ArrayList<>();
         for (Pool p : pools.values()) {
-            out.add("pool " + p.index() + ": " + p.kind() + ", page_size " + p.pageSize() + ", max_slice " + p.maxSlice()
-                    + ", pages " + (p.pagesCap() < 0 ? "uncapped" : p.pagesCap()));
+            out.add("pool " + p.index() + ": " + p.kind() + ", page_size " + p.pageSize() + ", max_slice "
+                    + p.maxSlice() + ", pages " + (p.pagesCap() < 0 ? "uncapped" : p.pagesCap()));
         }
         return out;
     }

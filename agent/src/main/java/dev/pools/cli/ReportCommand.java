@@ -15,13 +15,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "report", mixinStandardHelpOptions = true,
-        description = "Prints what each recording says at its end: per pool its kind, page size, slice limit, cap, pages,"
-                + " peak pages against the cap and largest allocation; the usage and its peak over the run; fallbacks and"
-                + " refusals; the top call sites.")
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        description =
+                "Prints what each recording says at its end: per pool its kind, page size, slice limit, cap, pages,"
+                        + " peak pages against the cap and largest allocation; the usage and its peak over the run; fallbacks and"
+                        + " refusals; the top call sites.")
 final class ReportCommand implements Callable<Integer> {
 
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
     @Parameters(paramLabel = "RECORDING", arity = "1..*", description = "Recordings (.jfr) written by the agent.")
     List<Path> files;
@@ -29,7 +33,10 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the same content as JSON, for scripts.")
     boolean json;
 
-    @Option(names = "--top", defaultValue = "10", description = "How many call sites to list (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--top",
+            defaultValue = "10",
+            description = "How many call sites to list (default: ${DEFAULT-VALUE}).")
     int top;
 
     @Override
@@ -55,49 +62,108 @@ final class ReportCommand implements Callable<Integer> {
     static String text(RecordingSummary s, int top) {
         StringBuilder b = new StringBuilder();
         long seconds = Duration.between(s.start, s.end).toSeconds();
-        b.append(s.file).append(": ").append(TIME.format(s.start)).append(" to ").append(TIME.format(s.end))
-                .append(" (").append(seconds).append(" s), layout ").append(s.layoutKind).append(" (from ")
-                .append(s.layoutSource).append(")\n\n");
-        Table t = new Table("pool", "kind", "page size", "max slice", "cap", "pages", "peak", "peak/cap", "largest alloc",
-                "allocs", "in use", "reserved").rightAligned(0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        b.append(s.file)
+                .append(": ")
+                .append(TIME.format(s.start))
+                .append(" to ")
+                .append(TIME.format(s.end))
+                .append(" (")
+                .append(seconds)
+                .append(" s), layout ")
+                .append(s.layoutKind)
+                .append(" (from ")
+                .append(s.layoutSource)
+                .append(")\n\n");
+        Table t = new Table(
+                        "pool",
+                        "kind",
+                        "page size",
+                        "max slice",
+                        "cap",
+                        "pages",
+                        "peak",
+                        "peak/cap",
+                        "largest alloc",
+                        "allocs",
+                        "in use",
+                        "reserved")
+                .rightAligned(0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         for (RecordingSummary.Pool p : s.pools.values()) {
-            t.row(p.index(), p.kind(), p.pageSize() == 0 ? "-" : Sizes.human(p.pageSize()),
+            t.row(
+                    p.index(),
+                    p.kind(),
+                    p.pageSize() == 0 ? "-" : Sizes.human(p.pageSize()),
                     p.kind().equals("direct") ? "-" : Sizes.human(p.maxSlice()),
-                    p.pagesCap() < 0 ? "none" : p.pagesCap(), p.pages(), p.pagesPeak(),
+                    p.pagesCap() < 0 ? "none" : p.pagesCap(),
+                    p.pages(),
+                    p.pagesPeak(),
                     p.pagesCap() < 0 ? "-" : Math.round(100.0 * p.pagesPeak() / p.pagesCap()) + " %",
-                    p.largestAlloc() == 0 ? "-" : Sizes.human(p.largestAlloc()), p.numberAllocs(), Sizes.human(p.bytesInUse()),
+                    p.largestAlloc() == 0 ? "-" : Sizes.human(p.largestAlloc()),
+                    p.numberAllocs(),
+                    Sizes.human(p.bytesInUse()),
                     Sizes.human(p.bytesReserved()));
         }
         b.append(t).append('\n');
         RecordingSummary.Usage u = s.usage;
-        b.append("usage at the end:  ").append(u.numberAllocs()).append(" allocations, ").append(Sizes.human(u.bytesInUse()))
-                .append(" in use, ").append(Sizes.human(u.bytesPadding())).append(" padding, ")
-                .append(Sizes.human(u.bytesReserved())).append(" reserved\n");
-        b.append("peak over the run: ").append(Sizes.human(s.peakReserved)).append(" reserved, ").append(Sizes.human(s.peakInUse))
+        b.append("usage at the end:  ")
+                .append(u.numberAllocs())
+                .append(" allocations, ")
+                .append(Sizes.human(u.bytesInUse()))
+                .append(" in use, ")
+                .append(Sizes.human(u.bytesPadding()))
+                .append(" padding, ")
+                .append(Sizes.human(u.bytesReserved()))
+                .append(" reserved\n");
+        b.append("peak over the run: ")
+                .append(Sizes.human(s.peakReserved))
+                .append(" reserved, ")
+                .append(Sizes.human(s.peakInUse))
                 .append(" in use (as sampled by the recording)\n");
-        b.append("fallbacks:         ").append(u.fallbackAllocs()).append(" (").append(Sizes.human(u.fallbackBytes()))
-                .append(")   refusals: ").append(s.refusedCount()).append('\n');
+        b.append("fallbacks:         ")
+                .append(u.fallbackAllocs())
+                .append(" (")
+                .append(Sizes.human(u.fallbackBytes()))
+                .append(")   refusals: ")
+                .append(s.refusedCount())
+                .append('\n');
         List<RecordingSummary.Site> sites = topSites(s, top);
         if (!sites.isEmpty()) {
             b.append("\ntop call sites, by bytes requested:\n");
             Table c = new Table("site", "requests", "bytes", "peak live", "fallbacks").rightAligned(1, 2, 3, 4);
             for (RecordingSummary.Site site : sites) {
-                c.row(site.site(), site.count(), Sizes.human(site.bytes()), Sizes.human(site.peakLiveBytes()), site.fallbacks());
+                c.row(
+                        site.site(),
+                        site.count(),
+                        Sizes.human(site.bytes()),
+                        Sizes.human(site.peakLiveBytes()),
+                        site.fallbacks());
             }
             b.append(c);
         }
         if (!s.refusals.isEmpty()) {
             b.append("\nrefused requests:\n");
             for (RecordingSummary.Refusals r : s.refusals.values()) {
-                b.append("  ").append(r.count()).append(" x ").append(Sizes.human(r.size())).append(" at ").append(r.site())
-                        .append(" (").append(r.outcome()).append("): ").append(r.reason()).append('\n');
+                b.append("  ")
+                        .append(r.count())
+                        .append(" x ")
+                        .append(Sizes.human(r.size()))
+                        .append(" at ")
+                        .append(r.site())
+                        .append(" (")
+                        .append(r.outcome())
+                        .append("): ")
+                        .append(r.reason())
+                        .append('\n');
             }
         }
         return b.toString();
     }
 
     static List<RecordingSummary.Site> topSites(RecordingSummary s, int top) {
-        return s.sites.values().stream().sorted(Comparator.comparingLong(RecordingSummary.Site::bytes).reversed()).limit(top).toList();
+        return s.sites.values().stream()
+                .sorted(Comparator.comparingLong(RecordingSummary.Site::bytes).reversed())
+                .limit(top)
+                .toList();
     }
 
     private Map<String, Object> toJson(RecordingSummary s) {
@@ -135,13 +201,32 @@ final class ReportCommand implements Callable<Integer> {
         m.put("peak", Json.obj("bytesReserved", s.peakReserved, "bytesInUse", s.peakInUse));
         List<Object> sites = new ArrayList<>();
         for (RecordingSummary.Site site : topSites(s, top)) {
-            sites.add(Json.obj("site", site.site(), "count", site.count(), "bytes", site.bytes(), "peakLiveBytes", site.peakLiveBytes(),
-                    "fallbacks", site.fallbacks()));
+            sites.add(Json.obj(
+                    "site",
+                    site.site(),
+                    "count",
+                    site.count(),
+                    "bytes",
+                    site.bytes(),
+                    "peakLiveBytes",
+                    site.peakLiveBytes(),
+                    "fallbacks",
+                    site.fallbacks()));
         }
         m.put("callSites", sites);
         List<Object> refusals = new ArrayList<>();
         for (RecordingSummary.Refusals r : s.refusals.values()) {
-            refusals.add(Json.obj("site", r.site(), "size", r.size(), "outcome", r.outcome(), "count", r.count(), "reason", r.reason()));
+            refusals.add(Json.obj(
+                    "site",
+                    r.site(),
+                    "size",
+                    r.size(),
+                    "outcome",
+                    r.outcome(),
+                    "count",
+                    r.count(),
+                    "reason",
+                    r.reason()));
         }
         m.put("refusals", refusals);
         return m;

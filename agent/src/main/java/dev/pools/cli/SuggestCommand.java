@@ -18,27 +18,39 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "suggest", mixinStandardHelpOptions = true,
-        description = {"Writes the measured layout back with each pool capped at the most pages it held (the maximum over"
-                + " all recordings given, plus headroom, rounded up): the layout to run on next. Its output is a valid"
-                + " layout file as it is.",
-                "All recordings must come from the same layout. A preset (sub-slices, exclusive-pages) is written out as"
-                + " the sliced pools it stands for; a direct layout, which has no pages to cap, becomes a growable sliced"
-                + " layout to measure next."})
+@Command(
+        name = "suggest",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Writes the measured layout back with each pool capped at the most pages it held (the maximum over"
+                    + " all recordings given, plus headroom, rounded up): the layout to run on next. Its output is a valid"
+                    + " layout file as it is.",
+            "All recordings must come from the same layout. A preset (sub-slices, exclusive-pages) is written out as"
+                    + " the sliced pools it stands for; a direct layout, which has no pages to cap, becomes a growable sliced"
+                    + " layout to measure next."
+        })
 final class SuggestCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "RECORDING", arity = "1..*", description = "Recordings (.jfr) of the same layout.")
     List<Path> files;
 
-    @Option(names = "--headroom", defaultValue = "0", paramLabel = "PERCENT",
+    @Option(
+            names = "--headroom",
+            defaultValue = "0",
+            paramLabel = "PERCENT",
             description = "Extra pages on top of each measured peak, in percent: 10 or 10%% (default: none).")
     String headroom;
 
-    @Option(names = "--report-file", paramLabel = "NAME",
+    @Option(
+            names = "--report-file",
+            paramLabel = "NAME",
             description = "The report.file of the capped run, e.g. capped-%%p.jfr (default: the one recorded).")
     String reportFile;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the layout here instead of to standard output.")
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Write the layout here instead of to standard output.")
     Path output;
 
     @Override
@@ -53,7 +65,8 @@ final class SuggestCommand implements Callable<Integer> {
             List<String> a = first.poolShapes();
             List<String> b = other.poolShapes();
             if (!a.equals(b)) {
-                throw new BadInput(other.file + " was recorded under a different layout than " + first.file + ": " + difference(a, b));
+                throw new BadInput(other.file + " was recorded under a different layout than " + first.file + ": "
+                        + difference(a, b));
             }
         }
         PoolsConfig config;
@@ -66,12 +79,16 @@ final class SuggestCommand implements Callable<Integer> {
             String file;
             try {
                 // The same rules as in a layout file, applied by the same parser.
-                file = LayoutFile.parse("--report-file", "report:\n  file: '" + reportFile.replace("'", "''") + "'\n",
-                        Layouts.GIB).reportFile();
+                file = LayoutFile.parse(
+                                "--report-file",
+                                "report:\n  file: '" + reportFile.replace("'", "''") + "'\n",
+                                Layouts.GIB)
+                        .reportFile();
             } catch (LayoutException e) {
                 throw new BadInput("--report-file " + e.rule().replaceFirst("^report\\.file: ", ""));
             }
-            config = config.withReport(new PoolsConfig.Report(file, config.reportPeriod(), config.report().trace()));
+            config = config.withReport(new PoolsConfig.Report(
+                    file, config.reportPeriod(), config.report().trace()));
         }
         String text = new CappedLayout(config, runs, extra).write();
         try {
@@ -130,8 +147,14 @@ final class SuggestCommand implements Callable<Integer> {
 
         String write() {
             RecordingSummary first = runs.get(0);
-            b.append("# Suggested by 'pools.jar suggest' from ").append(runs.size()).append(runs.size() == 1 ? " recording" : " recordings")
-                    .append(" of layout ").append(first.layoutKind).append(", headroom ").append(Math.round(headroom * 100)).append("%.\n");
+            b.append("# Suggested by 'pools.jar suggest' from ")
+                    .append(runs.size())
+                    .append(runs.size() == 1 ? " recording" : " recordings")
+                    .append(" of layout ")
+                    .append(first.layoutKind)
+                    .append(", headroom ")
+                    .append(Math.round(headroom * 100))
+                    .append("%.\n");
             b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
             if (first.layoutKind.equals("direct")) {
                 growableFromDirect();
@@ -169,25 +192,37 @@ final class SuggestCommand implements Callable<Integer> {
                 long largest = largest(p.index());
                 if (p.kind().equals("exclusive")) {
                     if (peak == 0) {
-                        b.append("  # pool ").append(p.index()).append(": the exclusive pool for requests up to ")
-                                .append(Sizes.human(p.maxSlice())).append(" was never used; left out (such requests go to the next pool"
-                                + " that takes them, or are exhausted)\n");
+                        b.append("  # pool ")
+                                .append(p.index())
+                                .append(": the exclusive pool for requests up to ")
+                                .append(Sizes.human(p.maxSlice()))
+                                .append(" was never used; left out (such requests go to the next pool"
+                                        + " that takes them, or are exhausted)\n");
                         continue;
                     }
                     long page = Sizes.roundUp(largest);
-                    b.append("  # pool ").append(p.index()).append(": was an exclusive pool (one page per allocation, up to ")
-                            .append(Sizes.human(p.maxSlice())).append("); as a sliced pool its pages are sized to the largest request\n");
+                    b.append("  # pool ")
+                            .append(p.index())
+                            .append(": was an exclusive pool (one page per allocation, up to ")
+                            .append(Sizes.human(p.maxSlice()))
+                            .append("); as a sliced pool its pages are sized to the largest request\n");
                     pool(page, page, peak, largest);
                     continue;
                 }
                 if (peak == 0) {
-                    b.append("  # pool ").append(p.index()).append(" was never used in the recordings; it keeps one page,"
-                            + " allocated only if a request comes\n");
+                    b.append("  # pool ")
+                            .append(p.index())
+                            .append(" was never used in the recordings; it keeps one page,"
+                                    + " allocated only if a request comes\n");
                 }
                 if (largest > p.maxSlice()) {
-                    b.append("  # pool ").append(p.index()).append(" also took requests above its max_slice, up to ")
-                            .append(Sizes.human(largest)).append(", by the near-page rule of uncapped pools: no pool takes them by")
-                            .append(" size. Capped, they find no pool; to keep them, raise max_slice or add a pool for them, and")
+                    b.append("  # pool ")
+                            .append(p.index())
+                            .append(" also took requests above its max_slice, up to ")
+                            .append(Sizes.human(largest))
+                            .append(", by the near-page rule of uncapped pools: no pool takes them by")
+                            .append(
+                                    " size. Capped, they find no pool; to keep them, raise max_slice or add a pool for them, and")
                             .append(" measure again\n");
                 }
                 pool(p.pageSize(), p.maxSlice(), peak, largest);
@@ -197,8 +232,12 @@ final class SuggestCommand implements Callable<Integer> {
         private void pool(long pageSize, long maxSlice, long peak, long largest) {
             b.append("  - ").append(LayoutPrinter.sizeLine("page_size", pageSize));
             b.append("    ").append(LayoutPrinter.sizeLine("max_slice", maxSlice));
-            b.append("    pages: ").append(cap(peak)).append("  # peak ").append(peak)
-                    .append(largest > 0 ? ", largest request " + Sizes.human(largest) : "").append('\n');
+            b.append("    pages: ")
+                    .append(cap(peak))
+                    .append("  # peak ")
+                    .append(peak)
+                    .append(largest > 0 ? ", largest request " + Sizes.human(largest) : "")
+                    .append('\n');
         }
 
         /** A direct layout measured request sizes but no pages: propose size classes from the histogram, uncapped. */
@@ -231,15 +270,22 @@ final class SuggestCommand implements Callable<Integer> {
                     }
                 }
                 long maxSlice = Math.min(c[0], Sizes.roundUp(Math.max(largest, 1)));
-                b.append("  # requests above ").append(Sizes.human(covered)).append(" up to ").append(Sizes.human(maxSlice))
-                        .append(": about ").append(requests).append('\n');
+                b.append("  # requests above ")
+                        .append(Sizes.human(covered))
+                        .append(" up to ")
+                        .append(Sizes.human(maxSlice))
+                        .append(": about ")
+                        .append(requests)
+                        .append('\n');
                 b.append("  - ").append(LayoutPrinter.sizeLine("page_size", Math.max(c[1], maxSlice)));
                 b.append("    ").append(LayoutPrinter.sizeLine("max_slice", maxSlice));
                 covered = maxSlice;
             }
             if (covered < largest) {
                 long page = Sizes.roundUp(largest);
-                b.append("  # the largest requests, up to ").append(Sizes.human(largest)).append(", a page each\n");
+                b.append("  # the largest requests, up to ")
+                        .append(Sizes.human(largest))
+                        .append(", a page each\n");
                 b.append("  - ").append(LayoutPrinter.sizeLine("page_size", page));
             }
         }
@@ -259,10 +305,18 @@ final class SuggestCommand implements Callable<Integer> {
             }
             long maxSlice = Sizes.roundUp(largest);
             long page = Math.min(Sizes.MAX_PAGE & -Sizes.ALIGNMENT, Long.highestOneBit(Math.max(1, maxSlice - 1)) << 3);
-            b.append("# ").append(count).append(" requests of up to ").append(Sizes.human(largest))
-                    .append(" found no pool during the measurement (see 'report'). To pool them, measure again with a pool such as:\n")
-                    .append("#   - page_size: ").append(Sizes.human(Math.max(page, maxSlice))).append('\n')
-                    .append("#     max_slice: ").append(Sizes.human(maxSlice)).append('\n');
+            b.append("# ")
+                    .append(count)
+                    .append(" requests of up to ")
+                    .append(Sizes.human(largest))
+                    .append(
+                            " found no pool during the measurement (see 'report'). To pool them, measure again with a pool such as:\n")
+                    .append("#   - page_size: ")
+                    .append(Sizes.human(Math.max(page, maxSlice)))
+                    .append('\n')
+                    .append("#     max_slice: ")
+                    .append(Sizes.human(maxSlice))
+                    .append('\n');
         }
     }
 }

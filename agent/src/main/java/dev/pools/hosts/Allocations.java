@@ -12,8 +12,7 @@ public final class Allocations {
 
     private static volatile PoolAllocator allocator;
 
-    private Allocations() {
-    }
+    private Allocations() {}
 
     /** Routes instrumented call sites to {@code pools} from now on. */
     public static void routeTo(PoolAllocator pools) {

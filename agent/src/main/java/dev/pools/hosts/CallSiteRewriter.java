@@ -1,6 +1,7 @@
 package dev.pools.hosts;
 
 import dev.pools.memory.CallSites;
+import java.nio.charset.StandardCharsets;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
@@ -27,10 +28,9 @@ final class CallSiteRewriter {
     static final String RUNTIME = "dev/pools/hosts/Allocations";
     static final String RUNTIME_DESCRIPTOR = "(II)Ljava/nio/ByteBuffer;";
 
-    private static final byte[] NAME_UTF8 = NAME.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] NAME_UTF8 = NAME.getBytes(StandardCharsets.US_ASCII);
 
-    private CallSiteRewriter() {
-    }
+    private CallSiteRewriter() {}
 
     /** Cheap pre-check: a class that calls allocateDirect has the name in its constant pool. */
     static boolean mayCall(byte[] classFile) {
@@ -52,32 +52,40 @@ final class CallSiteRewriter {
         ClassWriter writer = new ClassWriter(reader, 0);
         String javaName = className.replace('/', '.');
         boolean[] changed = {false};
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String method, String descriptor, String signature, String[] exceptions) {
-                MethodVisitor next = super.visitMethod(access, method, descriptor, signature, exceptions);
-                return new MethodVisitor(Opcodes.ASM9, next) {
-                    private boolean substituted;
-
+        reader.accept(
+                new ClassVisitor(Opcodes.ASM9, writer) {
                     @Override
-                    public void visitMethodInsn(int opcode, String owner, String name, String desc, boolean isInterface) {
-                        if (opcode == Opcodes.INVOKESTATIC && OWNER.equals(owner) && NAME.equals(name) && DESCRIPTOR.equals(desc)) {
-                            super.visitLdcInsn(sites.register(javaName + "#" + method));
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, RUNTIME, NAME, RUNTIME_DESCRIPTOR, false);
-                            substituted = true;
-                            changed[0] = true;
-                            return;
-                        }
-                        super.visitMethodInsn(opcode, owner, name, desc, isInterface);
-                    }
+                    public MethodVisitor visitMethod(
+                            int access, String method, String descriptor, String signature, String[] exceptions) {
+                        MethodVisitor next = super.visitMethod(access, method, descriptor, signature, exceptions);
+                        return new MethodVisitor(Opcodes.ASM9, next) {
+                            private boolean substituted;
 
-                    @Override
-                    public void visitMaxs(int maxStack, int maxLocals) {
-                        super.visitMaxs(substituted ? maxStack + 1 : maxStack, maxLocals);
+                            @Override
+                            public void visitMethodInsn(
+                                    int opcode, String owner, String name, String desc, boolean isInterface) {
+                                if (opcode == Opcodes.INVOKESTATIC
+                                        && OWNER.equals(owner)
+                                        && NAME.equals(name)
+                                        && DESCRIPTOR.equals(desc)) {
+                                    super.visitLdcInsn(sites.register(javaName + "#" + method));
+                                    super.visitMethodInsn(
+                                            Opcodes.INVOKESTATIC, RUNTIME, NAME, RUNTIME_DESCRIPTOR, false);
+                                    substituted = true;
+                                    changed[0] = true;
+                                    return;
+                                }
+                                super.visitMethodInsn(opcode, owner, name, desc, isInterface);
+                            }
+
+                            @Override
+                            public void visitMaxs(int maxStack, int maxLocals) {
+                                super.visitMaxs(substituted ? maxStack + 1 : maxStack, maxLocals);
+                            }
+                        };
                     }
-                };
-            }
-        }, 0);
+                },
+                0);
         return changed[0] ? writer.toByteArray() : classFile;
     }
 }

@@ -23,8 +23,7 @@ public record HostClass(String name, List<Field> fields, List<ReturnHook> hooks,
     }
 
     /** A field of the host class: name and JVM descriptor. */
-    public record Field(String name, String descriptor) {
-    }
+    public record Field(String name, String descriptor) {}
 
     /**
      * Before each normal return of {@code method} (name and descriptor), a static call to
@@ -32,7 +31,8 @@ public record HostClass(String name, List<Field> fields, List<ReturnHook> hooks,
      * order). With {@code passesResult}, the method's return value goes first and the hook's result
      * is returned instead: its descriptor then takes and returns the method's return type.
      */
-    public record ReturnHook(String method, List<Field> args, boolean passesResult, String owner, String name, String descriptor) {
+    public record ReturnHook(
+            String method, List<Field> args, boolean passesResult, String owner, String name, String descriptor) {
 
         public ReturnHook {
             args = List.copyOf(args);

@@ -4,6 +4,7 @@ import dev.pools.log.Log;
 import dev.pools.memory.CallSites;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -29,11 +30,16 @@ public final class HostTransformer implements ClassFileTransformer {
      * @param hostClasses    what the host frameworks declare of their classes
      * @param releaseAtClose whether to add the hosts' release hooks ({@code release: close})
      */
-    public HostTransformer(List<String> packages, CallSites sites, List<HostClass> hostClasses, boolean releaseAtClose) {
+    public HostTransformer(
+            List<String> packages, CallSites sites, List<HostClass> hostClasses, boolean releaseAtClose) {
         this(packages, sites, hostClasses, releaseAtClose, false);
     }
 
-    private HostTransformer(List<String> packages, CallSites sites, List<HostClass> hostClasses, boolean releaseAtClose,
+    private HostTransformer(
+            List<String> packages,
+            CallSites sites,
+            List<HostClass> hostClasses,
+            boolean releaseAtClose,
             boolean onlyRetransforms) {
         this.prefixes = new String[packages.size()];
         for (int i = 0; i < prefixes.length; i++) {
@@ -51,7 +57,7 @@ public final class HostTransformer implements ClassFileTransformer {
      * retransformed classes, so a class loaded meanwhile is not changed twice.
      */
     public HostTransformer forRetransformation() {
-        List<String> packages = new java.util.ArrayList<>();
+        List<String> packages = new ArrayList<>();
         for (String p : prefixes) {
             packages.add(p.substring(0, p.length() - 1).replace('/', '.'));
         }
@@ -73,7 +79,8 @@ public final class HostTransformer implements ClassFileTransformer {
     }
 
     @Override
-    public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain, byte[] classFile) {
+    public byte[] transform(
+            ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain, byte[] classFile) {
         if (className == null || (onlyRetransforms && redefined == null) || !intercepts(className)) {
             return null;
         }
@@ -83,8 +90,9 @@ public final class HostTransformer implements ClassFileTransformer {
                 out = CallSiteRewriter.rewrite(out, className, sites);
             }
         } catch (Throwable t) {
-            Log.once("transform:" + className, "cannot instrument " + className.replace('/', '.')
-                    + "; it keeps its own allocations: " + t);
+            Log.once(
+                    "transform:" + className,
+                    "cannot instrument " + className.replace('/', '.') + "; it keeps its own allocations: " + t);
             return null;
         }
         if (releaseAtClose) {
@@ -104,8 +112,10 @@ public final class HostTransformer implements ClassFileTransformer {
             return classFile;
         }
         if (declared.noReleaseAtClose() != null) {
-            Log.once("close-hook:" + className, "release: close leaves " + declared.javaName()
-                    + " to the collector: " + declared.noReleaseAtClose());
+            Log.once(
+                    "close-hook:" + className,
+                    "release: close leaves " + declared.javaName() + " to the collector: "
+                            + declared.noReleaseAtClose());
         }
         if (declared.hooks().isEmpty()) {
             return classFile;
@@ -113,14 +123,18 @@ public final class HostTransformer implements ClassFileTransformer {
         try {
             String missing = ReturnHooks.missing(classFile, declared);
             if (missing != null) {
-                Log.once("close-hook:" + className, "release: close is not available for " + declared.javaName()
-                        + " (" + missing + "); its buffers are released by the collector");
+                Log.once(
+                        "close-hook:" + className,
+                        "release: close is not available for " + declared.javaName() + " (" + missing
+                                + "); its buffers are released by the collector");
                 return classFile;
             }
             return ReturnHooks.apply(classFile, declared);
         } catch (Throwable t) {
-            Log.once("close-hook:" + className, "release: close is not available for " + declared.javaName()
-                    + "; its buffers are released by the collector: " + t);
+            Log.once(
+                    "close-hook:" + className,
+                    "release: close is not available for " + declared.javaName()
+                            + "; its buffers are released by the collector: " + t);
             return classFile;
         }
     }

@@ -31,39 +31,50 @@ import net.bytebuddy.jar.asm.Type;
  */
 final class ReturnHooks {
 
-    private ReturnHooks() {
-    }
+    private ReturnHooks() {}
 
     /** What of the declared shape is missing from the class; null when it all fits. */
     static String missing(byte[] classFile, HostClass declared) {
         Set<String> fields = new HashSet<>();
         Set<String> methods = new HashSet<>();
         String self = declared.name();
-        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
-                fields.add(name + ":" + descriptor);
-                return null;
-            }
+        new ClassReader(classFile)
+                .accept(
+                        new ClassVisitor(Opcodes.ASM9) {
+                            @Override
+                            public FieldVisitor visitField(
+                                    int access, String name, String descriptor, String signature, Object value) {
+                                fields.add(name + ":" + descriptor);
+                                return null;
+                            }
 
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
-                if ((access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE | Opcodes.ACC_STATIC)) == 0) {
-                    methods.add(name + descriptor);
-                }
-                return new MethodVisitor(Opcodes.ASM9) {
-                    @Override
-                    public void visitFieldInsn(int opcode, String owner, String name, String descriptor) {
-                        if (opcode == Opcodes.GETFIELD && owner.equals(self)) {
-                            fields.add(name + ":" + descriptor);
-                        }
-                    }
-                };
-            }
-        }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+                            @Override
+                            public MethodVisitor visitMethod(
+                                    int access, String name, String descriptor, String signature, String[] exceptions) {
+                                if ((access
+                                                & (Opcodes.ACC_BRIDGE
+                                                        | Opcodes.ACC_ABSTRACT
+                                                        | Opcodes.ACC_NATIVE
+                                                        | Opcodes.ACC_STATIC))
+                                        == 0) {
+                                    methods.add(name + descriptor);
+                                }
+                                return new MethodVisitor(Opcodes.ASM9) {
+                                    @Override
+                                    public void visitFieldInsn(
+                                            int opcode, String owner, String name, String descriptor) {
+                                        if (opcode == Opcodes.GETFIELD && owner.equals(self)) {
+                                            fields.add(name + ":" + descriptor);
+                                        }
+                                    }
+                                };
+                            }
+                        },
+                        ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
         for (HostClass.Field f : declared.fields()) {
             if (!fields.contains(f.name() + ":" + f.descriptor())) {
-                return "no field " + f.name() + " of type " + Type.getType(f.descriptor()).getClassName();
+                return "no field " + f.name() + " of type "
+                        + Type.getType(f.descriptor()).getClassName();
             }
         }
         for (HostClass.ReturnHook h : declared.hooks()) {
@@ -78,23 +89,31 @@ final class ReturnHooks {
     static byte[] apply(byte[] classFile, HostClass declared) {
         ClassReader reader = new ClassReader(classFile);
         ClassWriter writer = new ClassWriter(reader, 0);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
-                MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
-                boolean real = (access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_SYNTHETIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE
-                        | Opcodes.ACC_STATIC)) == 0;
-                if (!real) {
-                    return next;
-                }
-                for (HostClass.ReturnHook h : declared.hooks()) {
-                    if (h.method().equals(name + descriptor)) {
-                        return new Hook(next, declared.name(), h);
+        reader.accept(
+                new ClassVisitor(Opcodes.ASM9, writer) {
+                    @Override
+                    public MethodVisitor visitMethod(
+                            int access, String name, String descriptor, String signature, String[] exceptions) {
+                        MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                        boolean real = (access
+                                        & (Opcodes.ACC_BRIDGE
+                                                | Opcodes.ACC_SYNTHETIC
+                                                | Opcodes.ACC_ABSTRACT
+                                                | Opcodes.ACC_NATIVE
+                                                | Opcodes.ACC_STATIC))
+                                == 0;
+                        if (!real) {
+                            return next;
+                        }
+                        for (HostClass.ReturnHook h : declared.hooks()) {
+                            if (h.method().equals(name + descriptor)) {
+                                return new Hook(next, declared.name(), h);
+                            }
+                        }
+                        return next;
                     }
-                }
-                return next;
-            }
-        }, 0);
+                },
+                0);
         return writer.toByteArray();
     }
 

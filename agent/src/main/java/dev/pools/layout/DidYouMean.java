@@ -6,8 +6,7 @@ import java.util.Locale;
 /** The one known word closest to a misspelled one, if one is close enough to be what was meant. */
 final class DidYouMean {
 
-    private DidYouMean() {
-    }
+    private DidYouMean() {}
 
     /** The candidate within edit distance 2 (or differing only in case, dashes and underscores); null if none or a tie. */
     static String closest(String word, Collection<String> candidates) {
@@ -15,7 +14,9 @@ final class DidYouMean {
         int bestDistance = Integer.MAX_VALUE;
         boolean tie = false;
         for (String c : candidates) {
-            int d = normalize(c).equals(normalize(word)) ? 0 : distance(word.toLowerCase(Locale.ROOT), c.toLowerCase(Locale.ROOT));
+            int d = normalize(c).equals(normalize(word))
+                    ? 0
+                    : distance(word.toLowerCase(Locale.ROOT), c.toLowerCase(Locale.ROOT));
             if (d < bestDistance) {
                 best = c;
                 bestDistance = d;

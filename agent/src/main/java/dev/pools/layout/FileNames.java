@@ -7,10 +7,10 @@ import java.time.format.DateTimeFormatter;
 /** The placeholders of {@code report.file} and {@code report.trace}. */
 public final class FileNames {
 
-    private static final DateTimeFormatter START_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
+    private static final DateTimeFormatter START_TIME =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
 
-    private FileNames() {
-    }
+    private FileNames() {}
 
     /** {@code %p}: the process id; {@code %t}: the JVM's start time, {@code yyyyMMdd-HHmmss}; {@code %%}: a percent sign. */
     public static String expand(String pattern, long pid, Instant start) {

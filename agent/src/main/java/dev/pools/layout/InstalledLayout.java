@@ -7,7 +7,11 @@ package dev.pools.layout;
 public record InstalledLayout(String kind, String yaml, Source source) {
 
     /** Where an installed layout came from. */
-    public enum Source { FILE, API, JMX }
+    public enum Source {
+        FILE,
+        API,
+        JMX
+    }
 
     /** Told about every install, including the first. */
     public interface Listener {

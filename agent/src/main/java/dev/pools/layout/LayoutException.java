@@ -10,7 +10,6 @@ public final class LayoutException extends Exception {
     /** Exit status for a user's mistake, the same for the agent (before {@code main}) and the CLI. */
     public static final int EXIT_STATUS = 2;
 
-
     private static final long serialVersionUID = 1L;
 
     private final String source;

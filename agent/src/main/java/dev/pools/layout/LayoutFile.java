@@ -51,8 +51,8 @@ import org.snakeyaml.engine.v2.resolver.ScalarResolver;
  */
 public final class LayoutFile {
 
-    static final List<String> TOP_KEYS = List.of("layout", "pools", "max_page_size", "intercept", "release",
-            "on_exhausted", "poison_on_free", "report");
+    static final List<String> TOP_KEYS = List.of(
+            "layout", "pools", "max_page_size", "intercept", "release", "on_exhausted", "poison_on_free", "report");
     static final List<String> LAYOUT_KEYS = List.of("layout", "pools", "max_page_size");
     static final List<String> POOL_KEYS = List.of("page_size", "max_slice", "pages");
     static final List<String> INTERCEPT_KEYS = List.of("packages");
@@ -61,6 +61,7 @@ public final class LayoutFile {
 
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
     private static final int MAX_COLLECTION_ALIASES = 10;
+
     private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
     private static final Pattern REPORT_FILE = Pattern.compile("([^%]|%[pt%])*");
 
@@ -84,7 +85,8 @@ public final class LayoutFile {
         } catch (CharacterCodingException e) {
             throw new LayoutException(source, 0, "not UTF-8 text");
         } catch (IOException e) {
-            throw new LayoutException(source, 0, "cannot read the file (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+            throw new LayoutException(
+                    source, 0, "cannot read the file (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
         }
         return parse(source, text, defaultMaxPageSize);
     }
@@ -99,7 +101,8 @@ public final class LayoutFile {
      * Parses the layout part of a file ({@code layout}, {@code pools}, {@code max_page_size}), as a
      * running JVM can install it; the other keys are set at start-up and refused here.
      */
-    public static MemoryPoolLayout parseLayout(String source, String text, long defaultMaxPageSize) throws LayoutException {
+    public static MemoryPoolLayout parseLayout(String source, String text, long defaultMaxPageSize)
+            throws LayoutException {
         LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
         return f.config(f.compose(text), LAYOUT_KEYS).layout();
     }
@@ -108,10 +111,15 @@ public final class LayoutFile {
         if (text.isBlank()) {
             throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
         }
-        LoadSettings settings = LoadSettings.builder().setLabel(source).setCodePointLimit(1 << 20).build();
+        LoadSettings settings = LoadSettings.builder()
+                .setLabel(source)
+                .setCodePointLimit(1 << 20)
+                .build();
         Node root;
         try {
-            root = build(new Parse(settings).parseString(text).iterator(), settings.getSchema().getScalarResolver());
+            root = build(
+                    new Parse(settings).parseString(text).iterator(),
+                    settings.getSchema().getScalarResolver());
         } catch (MarkedYamlEngineException e) {
             int line = line(e.getProblemMark());
             String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
@@ -152,7 +160,10 @@ public final class LayoutFile {
             Optional<Anchor> anchor = Optional.empty();
             if (e instanceof DocumentStartEvent) {
                 if (++documents > 1) {
-                    throw new LayoutException(source, line(e.getStartMark()), "YAML syntax: a second document ('---'); a layout file holds one");
+                    throw new LayoutException(
+                            source,
+                            line(e.getStartMark()),
+                            "YAML syntax: a second document ('---'); a layout file holds one");
                 }
                 continue;
             } else if (e instanceof CollectionStartEvent c) {
@@ -160,31 +171,51 @@ public final class LayoutFile {
                 continue;
             } else if (e instanceof ScalarEvent s) {
                 Tag tag = explicitTag(s.getTag());
-                done = new ScalarNode(tag == null ? resolver.resolve(s.getValue(), s.getImplicit().canOmitTagInPlainScalar()) : tag,
-                        tag == null, s.getValue(), s.getScalarStyle(), s.getStartMark(), s.getEndMark());
+                done = new ScalarNode(
+                        tag == null
+                                ? resolver.resolve(s.getValue(), s.getImplicit().canOmitTagInPlainScalar())
+                                : tag,
+                        tag == null,
+                        s.getValue(),
+                        s.getScalarStyle(),
+                        s.getStartMark(),
+                        s.getEndMark());
                 anchor = s.getAnchor();
             } else if (e instanceof AliasEvent a) {
                 done = anchors.get(a.getAlias());
                 if (done == null) {
-                    throw new LayoutException(source, line(e.getStartMark()), "YAML syntax: found undefined alias *" + a.getAlias());
+                    throw new LayoutException(
+                            source, line(e.getStartMark()), "YAML syntax: found undefined alias *" + a.getAlias());
                 }
                 if (!(done instanceof ScalarNode) && ++collectionAliases > MAX_COLLECTION_ALIASES) {
-                    throw new LayoutException(source, line(e.getStartMark()),
+                    throw new LayoutException(
+                            source,
+                            line(e.getStartMark()),
                             "YAML syntax: more than " + MAX_COLLECTION_ALIASES + " aliases to lists or mappings");
                 }
             } else if (e instanceof SequenceEndEvent || e instanceof MappingEndEvent) {
                 Open o = open.pop();
                 Tag tag = explicitTag(o.start.getTag());
                 if (e instanceof SequenceEndEvent) {
-                    done = new SequenceNode(tag == null ? Tag.SEQ : tag, tag == null, o.items, o.start.getFlowStyle(),
-                            o.start.getStartMark(), e.getEndMark());
+                    done = new SequenceNode(
+                            tag == null ? Tag.SEQ : tag,
+                            tag == null,
+                            o.items,
+                            o.start.getFlowStyle(),
+                            o.start.getStartMark(),
+                            e.getEndMark());
                 } else {
                     List<NodeTuple> tuples = new ArrayList<>(o.items.size() / 2);
                     for (int i = 0; i + 1 < o.items.size(); i += 2) {
                         tuples.add(new NodeTuple(o.items.get(i), o.items.get(i + 1)));
                     }
-                    done = new MappingNode(tag == null ? Tag.MAP : tag, tag == null, tuples, o.start.getFlowStyle(),
-                            o.start.getStartMark(), e.getEndMark());
+                    done = new MappingNode(
+                            tag == null ? Tag.MAP : tag,
+                            tag == null,
+                            tuples,
+                            o.start.getFlowStyle(),
+                            o.start.getStartMark(),
+                            e.getEndMark());
                 }
                 anchor = o.start.getAnchor();
             } else {
@@ -215,7 +246,9 @@ public final class LayoutFile {
         Map<String, Node> top = mapping(root, "", "the top level", allowed);
         for (String key : top.keySet()) {
             if (!allowed.contains(key)) {
-                throw error(top.get(key), key + " is set at start-up only (install takes " + String.join(", ", allowed) + ")");
+                throw error(
+                        top.get(key),
+                        key + " is set at start-up only (install takes " + String.join(", ", allowed) + ")");
             }
         }
         String kind = top.containsKey("layout") ? choice(top.get("layout"), "layout", LAYOUT_KINDS) : "sub-slices";
@@ -235,13 +268,17 @@ public final class LayoutFile {
             }
         }
         PoolsConfig.Release release = top.containsKey("release")
-                ? PoolsConfig.Release.valueOf(choice(top.get("release"), "release", List.of("gc", "close")).toUpperCase(Locale.ROOT))
+                ? PoolsConfig.Release.valueOf(choice(top.get("release"), "release", List.of("gc", "close"))
+                        .toUpperCase(Locale.ROOT))
                 : d.release();
         PoolsConfig.OnExhausted onExhausted = top.containsKey("on_exhausted")
-                ? PoolsConfig.OnExhausted.valueOf(choice(top.get("on_exhausted"), "on_exhausted", List.of("fallback", "fail"))
-                        .toUpperCase(Locale.ROOT))
+                ? PoolsConfig.OnExhausted.valueOf(
+                        choice(top.get("on_exhausted"), "on_exhausted", List.of("fallback", "fail"))
+                                .toUpperCase(Locale.ROOT))
                 : d.onExhausted();
-        boolean poison = top.containsKey("poison_on_free") ? bool(top.get("poison_on_free"), "poison_on_free") : d.poisonOnFree();
+        boolean poison = top.containsKey("poison_on_free")
+                ? bool(top.get("poison_on_free"), "poison_on_free")
+                : d.poisonOnFree();
         String file = d.reportFile();
         Duration period = d.reportPeriod();
         String trace = null;
@@ -257,7 +294,8 @@ public final class LayoutFile {
                 trace = fileName(m.get("trace"), "report.trace", "trace-%p.txt");
             }
         }
-        return new PoolsConfig(source, layout, intercept, release, onExhausted, poison, new PoolsConfig.Report(file, period, trace));
+        return new PoolsConfig(
+                source, layout, intercept, release, onExhausted, poison, new PoolsConfig.Report(file, period, trace));
     }
 
     private MemoryPoolLayout layout(String kind, Map<String, Node> top) throws LayoutException {
@@ -267,11 +305,14 @@ public final class LayoutFile {
             throw error(top.get("pools"), "pools is only for layout: sliced (this layout is " + kind + ")");
         }
         if (top.containsKey("max_page_size") && !preset) {
-            throw error(top.get("max_page_size"), "max_page_size is only for the presets sub-slices and exclusive-pages"
-                    + " (this layout is " + kind + ")");
+            throw error(
+                    top.get("max_page_size"),
+                    "max_page_size is only for the presets sub-slices and exclusive-pages" + " (this layout is " + kind
+                            + ")");
         }
         OptionalLong maxPageSize = top.containsKey("max_page_size")
-                ? OptionalLong.of(size(top.get("max_page_size"), "max_page_size")) : OptionalLong.empty();
+                ? OptionalLong.of(size(top.get("max_page_size"), "max_page_size"))
+                : OptionalLong.empty();
         switch (kind) {
             case "sliced":
                 if (!top.containsKey("pools")) {
@@ -300,9 +341,11 @@ public final class LayoutFile {
                 throw error(items.get(i), at + ".page_size is missing (every pool needs a page size)");
             }
             long pageSize = size(m.get("page_size"), at + ".page_size");
-            OptionalLong maxSlice = optional(m.get("max_slice")) ? OptionalLong.of(size(m.get("max_slice"), at + ".max_slice"))
+            OptionalLong maxSlice = optional(m.get("max_slice"))
+                    ? OptionalLong.of(size(m.get("max_slice"), at + ".max_slice"))
                     : OptionalLong.empty();
-            OptionalLong pages = optional(m.get("pages")) ? OptionalLong.of(count(m.get("pages"), at + ".pages"))
+            OptionalLong pages = optional(m.get("pages"))
+                    ? OptionalLong.of(count(m.get("pages"), at + ".pages"))
                     : OptionalLong.empty();
             out.add(new SlicedPool(pageSize, pages, maxSlice));
         }
@@ -322,7 +365,8 @@ public final class LayoutFile {
      * The keys of a mapping, each checked against {@code known} (misspellings get a suggestion)
      * and for duplicates, with their lines recorded under {@code prefix + key}.
      */
-    private Map<String, Node> mapping(Node node, String prefix, String what, List<String> known) throws LayoutException {
+    private Map<String, Node> mapping(Node node, String prefix, String what, List<String> known)
+            throws LayoutException {
         if (!(node instanceof MappingNode map)) {
             throw error(node, what + " is not a mapping (expected 'key: value' lines)");
         }
@@ -340,8 +384,10 @@ public final class LayoutFile {
             }
             if (!known.contains(key) && !(prefix.isEmpty() && TOP_KEYS.contains(key))) {
                 String near = DidYouMean.closest(key, known);
-                throw error(keyNode, "unknown key '" + prefix + key + "'" + (near == null ? "" : " (did you mean '" + near + "'?)")
-                        + "; expected one of " + String.join(", ", known));
+                throw error(
+                        keyNode,
+                        "unknown key '" + prefix + key + "'" + (near == null ? "" : " (did you mean '" + near + "'?)")
+                                + "; expected one of " + String.join(", ", known));
             }
             seen.put(key, line(keyNode));
             lines.put(prefix + key, line(keyNode));
@@ -352,7 +398,9 @@ public final class LayoutFile {
 
     private ScalarNode scalar(Node node, String key, String expected) throws LayoutException {
         if (!(node instanceof ScalarNode s) || isNull(node)) {
-            throw error(node, key + " has " + (isNull(node) ? "no value" : "a list or mapping") + " (expected " + expected + ")");
+            throw error(
+                    node,
+                    key + " has " + (isNull(node) ? "no value" : "a list or mapping") + " (expected " + expected + ")");
         }
         return s;
     }
@@ -364,7 +412,10 @@ public final class LayoutFile {
             try {
                 v = new BigInteger(s.getValue().replace("_", ""));
             } catch (NumberFormatException e) {
-                throw error(node, key + ": '" + s.getValue() + "' is not a size (write a plain decimal number of bytes or use a unit)");
+                throw error(
+                        node,
+                        key + ": '" + s.getValue()
+                                + "' is not a size (write a plain decimal number of bytes or use a unit)");
             }
             if (v.signum() < 0) {
                 throw error(node, key + ": " + v + " is negative (expected a size of at least 1 byte)");
@@ -375,7 +426,9 @@ public final class LayoutFile {
             return v.longValueExact();
         }
         if (!s.getTag().equals(Tag.STR)) {
-            throw error(node, key + ": '" + s.getValue() + "' is not a size (expected bytes or a number with a unit: 64 KiB)");
+            throw error(
+                    node,
+                    key + ": '" + s.getValue() + "' is not a size (expected bytes or a number with a unit: 64 KiB)");
         }
         try {
             return Quantities.size(key, s.getValue());
@@ -387,7 +440,9 @@ public final class LayoutFile {
     private long count(Node node, String key) throws LayoutException {
         ScalarNode s = scalar(node, key, "a whole number of pages");
         if (!s.getTag().equals(Tag.INT)) {
-            throw error(node, key + ": '" + s.getValue() + "' is not a whole number (expected a number of pages, 1..=65535)");
+            throw error(
+                    node,
+                    key + ": '" + s.getValue() + "' is not a whole number (expected a number of pages, 1..=65535)");
         }
         BigInteger v = new BigInteger(s.getValue().replace("_", ""));
         if (v.bitLength() > 62) {
@@ -413,8 +468,10 @@ public final class LayoutFile {
             }
         }
         String near = DidYouMean.closest(v, values);
-        throw error(node, "unknown value '" + v + "' for " + key + (near == null ? "" : " (did you mean '" + near + "'?)")
-                + "; expected " + String.join(", ", values));
+        throw error(
+                node,
+                "unknown value '" + v + "' for " + key + (near == null ? "" : " (did you mean '" + near + "'?)")
+                        + "; expected " + String.join(", ", values));
     }
 
     private Duration duration(Node node, String key) throws LayoutException {
@@ -432,15 +489,19 @@ public final class LayoutFile {
         }
         List<String> out = new ArrayList<>();
         for (Node item : seq.getValue()) {
-            String p = scalar(item, "intercept.packages", "a package name").getValue().trim();
+            String p = scalar(item, "intercept.packages", "a package name")
+                    .getValue()
+                    .trim();
             if (!PACKAGE.matcher(p).matches()) {
                 throw error(item, "intercept.packages: '" + p + "' is not a Java package name");
             }
             String kept = leftAlone(p);
             if (kept != null) {
-                throw error(item, "intercept.packages: '" + p + "' cannot be intercepted: it "
-                        + (p.equals(kept) || p.startsWith(kept + ".") ? "is" : "contains") + " " + kept
-                        + " (JDK and pools classes are left alone)");
+                throw error(
+                        item,
+                        "intercept.packages: '" + p + "' cannot be intercepted: it "
+                                + (p.equals(kept) || p.startsWith(kept + ".") ? "is" : "contains") + " " + kept
+                                + " (JDK and pools classes are left alone)");
             }
             out.add(p);
         }
@@ -470,7 +531,10 @@ public final class LayoutFile {
             return null;
         }
         if (!REPORT_FILE.matcher(f).matches()) {
-            throw error(node, key + ": '" + f + "' has an unknown placeholder (expected %p for the process id, %t for the start time)");
+            throw error(
+                    node,
+                    key + ": '" + f
+                            + "' has an unknown placeholder (expected %p for the process id, %t for the start time)");
         }
         return f;
     }

@@ -5,6 +5,7 @@ import dev.pools.api.SlicedPool;
 import dev.pools.memory.PoolSpec;
 import dev.pools.memory.Sizes;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * Writes a {@link PoolsConfig} as a normalised layout file: every default filled in, every size in
@@ -13,8 +14,7 @@ import java.util.List;
  */
 public final class LayoutPrinter {
 
-    private LayoutPrinter() {
-    }
+    private LayoutPrinter() {}
 
     /** The whole file. */
     public static String print(PoolsConfig c, long defaultMaxPageSize) {
@@ -26,12 +26,16 @@ public final class LayoutPrinter {
     /** The keys after the layout: interception, release, exhaustion, poisoning, the recording. */
     public static String printSettings(PoolsConfig c) {
         StringBuilder b = new StringBuilder();
-        b.append("intercept:\n  packages: [").append(String.join(", ", c.intercept())).append("]\n");
+        b.append("intercept:\n  packages: [")
+                .append(String.join(", ", c.intercept()))
+                .append("]\n");
         b.append("release: ").append(c.release().label()).append('\n');
         b.append("on_exhausted: ").append(c.onExhausted().label()).append('\n');
         b.append("poison_on_free: ").append(c.poisonOnFree()).append('\n');
         b.append("report:\n");
-        b.append("  file: ").append(c.reportFile() == null ? PoolsConfig.NO_REPORT : c.reportFile()).append('\n');
+        b.append("  file: ")
+                .append(c.reportFile() == null ? PoolsConfig.NO_REPORT : c.reportFile())
+                .append('\n');
         b.append("  period: ").append(Quantities.duration(c.reportPeriod())).append('\n');
         if (c.report().trace() != null) {
             b.append("  trace: ").append(c.report().trace()).append('\n');
@@ -47,7 +51,8 @@ public final class LayoutPrinter {
             for (SlicedPool p : s.pools()) {
                 long page = Sizes.roundUp(p.pageSize());
                 b.append("  - ").append(sizeLine("page_size", page));
-                b.append("    ").append(sizeLine("max_slice", Sizes.roundUp(p.maxSlice().orElse(page))));
+                b.append("    ")
+                        .append(sizeLine("max_slice", Sizes.roundUp(p.maxSlice().orElse(page))));
                 if (p.pages().isPresent()) {
                     b.append("    pages: ").append(p.pages().getAsLong()).append('\n');
                 } else {
@@ -59,17 +64,23 @@ public final class LayoutPrinter {
         if (layout instanceof MemoryPoolLayout.Direct) {
             return;
         }
-        java.util.OptionalLong given = layout instanceof MemoryPoolLayout.SubSlices sub ? sub.maxPageSize()
+        OptionalLong given = layout instanceof MemoryPoolLayout.SubSlices sub
+                ? sub.maxPageSize()
                 : ((MemoryPoolLayout.ExclusivePages) layout).maxPageSize();
         long p = given.isPresent() ? Sizes.roundUp(given.getAsLong()) : defaultMaxPageSize;
         b.append(sizeLine("max_page_size", p));
         if (given.isEmpty()) {
             b.append("# max_page_size: the default, min(1 GiB, MaxDirectMemorySize / 4) on this JVM\n");
         }
-        List<PoolSpec> pools = layout instanceof MemoryPoolLayout.SubSlices ? Layouts.subSlices(p) : Layouts.exclusivePages(p);
+        List<PoolSpec> pools =
+                layout instanceof MemoryPoolLayout.SubSlices ? Layouts.subSlices(p) : Layouts.exclusivePages(p);
         b.append("# ").append(kind).append(" expands to ").append(pools.size()).append(" pools:\n");
         for (int i = 0; i < pools.size(); i++) {
-            b.append("#   ").append(i).append(": ").append(describe(pools.get(i))).append('\n');
+            b.append("#   ")
+                    .append(i)
+                    .append(": ")
+                    .append(describe(pools.get(i)))
+                    .append('\n');
         }
     }
 

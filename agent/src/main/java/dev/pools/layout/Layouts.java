@@ -26,11 +26,11 @@ public final class Layouts {
     public static final long MIN_MAX_PAGE_SIZE = MIB;
     /** The sub-slices ladder divides pages while they are at least this large. */
     static final long LADDER_FLOOR = 32 * MIB;
+
     static final long EXCLUSIVE_SMALLEST = 32 * KIB;
     static final int EXCLUSIVE_BUCKETS = 24;
 
-    private Layouts() {
-    }
+    private Layouts() {}
 
     /** The default largest page: {@code min(1 GiB, MaxDirectMemorySize / 4)}, rounded up to the alignment. */
     public static long defaultMaxPageSize(long maxDirectMemory) {
@@ -63,8 +63,10 @@ public final class Layouts {
         }
         long p = given.getAsLong();
         if (p < MIN_MAX_PAGE_SIZE || p > Sizes.MAX_PAGE) {
-            throw LayoutException.at("max_page_size", "max_page_size (" + describe(p) + ") is outside " + Sizes.human(MIN_MAX_PAGE_SIZE)
-                    + ".." + describe(Sizes.MAX_PAGE) + " (a direct buffer holds at most 2 GiB)");
+            throw LayoutException.at(
+                    "max_page_size",
+                    "max_page_size (" + describe(p) + ") is outside " + Sizes.human(MIN_MAX_PAGE_SIZE) + ".."
+                            + describe(Sizes.MAX_PAGE) + " (a direct buffer holds at most 2 GiB)");
         }
         return Sizes.roundUp(p);
     }
@@ -90,8 +92,10 @@ public final class Layouts {
         if (p.maxSlice().isPresent()) {
             maxSlice = size(at + "max_slice", p.maxSlice().getAsLong());
             if (maxSlice > pageSize) {
-                throw LayoutException.at(at + "max_slice", at + "max_slice (" + describe(p.maxSlice().getAsLong())
-                        + ") is larger than its page_size (" + describe(pageSize) + ")");
+                throw LayoutException.at(
+                        at + "max_slice",
+                        at + "max_slice (" + describe(p.maxSlice().getAsLong()) + ") is larger than its page_size ("
+                                + describe(pageSize) + ")");
             }
         }
         long cap = PoolSpec.UNCAPPED;
@@ -112,8 +116,10 @@ public final class Layouts {
             throw LayoutException.at(key, key + " (" + bytes + ") is negative");
         }
         if (bytes > Sizes.MAX_PAGE) {
-            throw LayoutException.at(key, key + " (" + describe(bytes) + ") is larger than " + describe(Sizes.MAX_PAGE)
-                    + " (a direct buffer holds at most 2 GiB)");
+            throw LayoutException.at(
+                    key,
+                    key + " (" + describe(bytes) + ") is larger than " + describe(Sizes.MAX_PAGE)
+                            + " (a direct buffer holds at most 2 GiB)");
         }
         return Sizes.roundUp(bytes);
     }

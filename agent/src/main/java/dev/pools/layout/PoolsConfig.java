@@ -16,8 +16,14 @@ import java.util.Locale;
  * @param poisonOnFree fill released slices with a pattern
  * @param report       the recording, and the allocation trace
  */
-public record PoolsConfig(String source, MemoryPoolLayout layout, List<String> intercept, Release release,
-                          OnExhausted onExhausted, boolean poisonOnFree, Report report) {
+public record PoolsConfig(
+        String source,
+        MemoryPoolLayout layout,
+        List<String> intercept,
+        Release release,
+        OnExhausted onExhausted,
+        boolean poisonOnFree,
+        Report report) {
 
     public static final List<String> DEFAULT_INTERCEPT = List.of("ai.djl", "ai.onnxruntime");
     public static final String DEFAULT_REPORT_FILE = "pools-%p.jfr";
@@ -36,13 +42,18 @@ public record PoolsConfig(String source, MemoryPoolLayout layout, List<String> i
      * @param period timeline resolution; zero: only at the end
      * @param trace  where to write every allocation and release, for replaying offline; null: nowhere
      */
-    public record Report(String file, Duration period, String trace) {
-    }
+    public record Report(String file, Duration period, String trace) {}
 
     /** What the agent runs with when it is given no file. */
     public static PoolsConfig defaults() {
-        return new PoolsConfig("(default)", new MemoryPoolLayout.SubSlices(), DEFAULT_INTERCEPT, Release.GC,
-                OnExhausted.FALLBACK, false, new Report(DEFAULT_REPORT_FILE, DEFAULT_REPORT_PERIOD, null));
+        return new PoolsConfig(
+                "(default)",
+                new MemoryPoolLayout.SubSlices(),
+                DEFAULT_INTERCEPT,
+                Release.GC,
+                OnExhausted.FALLBACK,
+                false,
+                new Report(DEFAULT_REPORT_FILE, DEFAULT_REPORT_PERIOD, null));
     }
 
     /** The same settings with another layout. */

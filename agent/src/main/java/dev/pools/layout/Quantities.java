@@ -16,13 +16,24 @@ public final class Quantities {
     private static final Pattern QUANTITY = Pattern.compile("\\s*(-?[0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
 
     private static final Map<String, Long> SIZE_UNITS = Map.of(
-            "B", 1L, "KiB", 1L << 10, "MiB", 1L << 20, "GiB", 1L << 30,
-            "KB", 1_000L, "MB", 1_000_000L, "GB", 1_000_000_000L);
+            "B",
+            1L,
+            "KiB",
+            1L << 10,
+            "MiB",
+            1L << 20,
+            "GiB",
+            1L << 30,
+            "KB",
+            1_000L,
+            "MB",
+            1_000_000L,
+            "GB",
+            1_000_000_000L);
 
     private static final Map<String, Long> DURATION_UNITS_MS = Map.of("ms", 1L, "s", 1_000L, "min", 60_000L);
 
-    private Quantities() {
-    }
+    private Quantities() {}
 
     /** Bytes for {@code text}; the message of the exception is the rule broken, for {@code key}. */
     public static long size(String key, String text) throws IllegalArgumentException {
@@ -36,14 +47,17 @@ public final class Quantities {
         if (multiplier == null) {
             String near = DidYouMean.closest(unit, SIZE_UNITS.keySet());
             throw new IllegalArgumentException(key + ": unknown unit '" + unit + "' in '" + text.trim() + "'"
-                    + (near == null ? "" : " (did you mean '" + near + "'?)") + "; expected B, KiB, MiB, GiB, KB, MB or GB");
+                    + (near == null ? "" : " (did you mean '" + near + "'?)")
+                    + "; expected B, KiB, MiB, GiB, KB, MB or GB");
         }
         BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(multiplier));
         if (bytes.signum() < 0) {
-            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is negative (expected a size of at least 1 byte)");
+            throw new IllegalArgumentException(
+                    key + ": '" + text.trim() + "' is negative (expected a size of at least 1 byte)");
         }
         if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is too large (the largest size is 2 GiB)");
+            throw new IllegalArgumentException(
+                    key + ": '" + text.trim() + "' is too large (the largest size is 2 GiB)");
         }
         try {
             return bytes.longValueExact();
@@ -55,7 +69,8 @@ public final class Quantities {
     public static Duration duration(String key, String text) throws IllegalArgumentException {
         Matcher m = QUANTITY.matcher(text);
         if (!m.matches()) {
-            throw new IllegalArgumentException(key + ": '" + text + "' is not a duration (expected e.g. 500 ms, 1 s, 2 min, or 0)");
+            throw new IllegalArgumentException(
+                    key + ": '" + text + "' is not a duration (expected e.g. 500 ms, 1 s, 2 min, or 0)");
         }
         String unit = m.group(2).toLowerCase(Locale.ROOT);
         BigDecimal amount = new BigDecimal(m.group(1));
@@ -70,12 +85,14 @@ public final class Quantities {
         }
         Long ms = DURATION_UNITS_MS.get(unit);
         if (ms == null) {
-            throw new IllegalArgumentException(key + ": unknown unit '" + m.group(2) + "' in '" + text.trim() + "' (expected ms, s or min)");
+            throw new IllegalArgumentException(
+                    key + ": unknown unit '" + m.group(2) + "' in '" + text.trim() + "' (expected ms, s or min)");
         }
         try {
             return Duration.ofMillis(amount.multiply(BigDecimal.valueOf(ms)).longValueExact());
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(key + ": '" + text.trim() + "' is not a whole number of milliseconds or is too large");
+            throw new IllegalArgumentException(
+                    key + ": '" + text.trim() + "' is not a whole number of milliseconds or is too large");
         }
     }
 

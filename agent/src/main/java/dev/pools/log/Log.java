@@ -12,8 +12,7 @@ public final class Log {
     private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
     private static final boolean QUIET = Boolean.getBoolean("pools.quiet");
 
-    private Log() {
-    }
+    private Log() {}
 
     public static void info(String message) {
         if (!QUIET) {

@@ -8,7 +8,6 @@ public interface AllocationListener {
 
     AllocationListener NONE = new AllocationListener() {
         @Override
-        public void refused(int size, int site, String reason, boolean fellBack) {
-        }
+        public void refused(int size, int site, String reason, boolean fellBack) {}
     };
 }

@@ -27,8 +27,7 @@ public final class CallSites {
      *
      * @param peakLiveBytes the most bytes of this site's pool allocations live at once
      */
-    public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {
-    }
+    public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {}
 
     private static final class Site {
         final String name;

@@ -10,13 +10,14 @@ package dev.pools.memory;
  */
 public final class DirectMemory {
 
-    private DirectMemory() {
-    }
+    private DirectMemory() {}
 
     /** The limit in bytes; reflection, not a method handle, for the same reason as above. */
     public static long limit() {
         try {
-            return (long) Class.forName("jdk.internal.misc.VM").getMethod("maxDirectMemory").invoke(null);
+            return (long) Class.forName("jdk.internal.misc.VM")
+                    .getMethod("maxDirectMemory")
+                    .invoke(null);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return Runtime.getRuntime().maxMemory();
         }

@@ -180,7 +180,8 @@ final class ExclusivePool extends Pool {
             previous = p.order;
         }
         if (pageCount - freePages.size() != numberAllocs) {
-            throw new AssertionError(pageCount + " pages, " + freePages.size() + " free, but " + numberAllocs + " allocations");
+            throw new AssertionError(
+                    pageCount + " pages, " + freePages.size() + " free, but " + numberAllocs + " allocations");
         }
     }
 

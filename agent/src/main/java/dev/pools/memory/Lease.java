@@ -45,7 +45,9 @@ final class Lease extends PhantomReference<Anchor> {
     long traceId;
     /** Neighbours on the pool's list of live leases; guarded by the pool's lock. */
     Lease prevLive;
+
     Lease nextLive;
+
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 

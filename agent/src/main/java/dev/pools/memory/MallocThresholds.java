@@ -24,8 +24,7 @@ public final class MallocThresholds {
     /** glibc's default mmap threshold: a smaller block is not mapped, and its free says nothing. */
     static final long GLIBC_DEFAULT = 128L << 10;
 
-    private MallocThresholds() {
-    }
+    private MallocThresholds() {}
 
     /** The block to free for a layout whose largest slice is {@code largestSlice} bytes; 0 for none. */
     public static long hintSize(long largestSlice) {

@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The few JDK internals the pools stand on, resolved once into method handles.
@@ -40,17 +41,18 @@ final class NativeAccess {
     /** Alignment of every slice address and effective size (docs/POOLS.md §1: a cache line). */
     static final int ALIGNMENT = 64;
 
-    private static final MethodHandle NEW_BUFFER;   // (long address, int capacity, Object attachment) ByteBuffer
-    private static final MethodHandle ATTACHMENT;   // (Object directBuffer) Object
-    private static final MethodHandle ADDRESS;      // (Object directBuffer) long
-    private static final MethodHandle SET_MEMORY;   // (long address, long bytes, byte value) void
-    private static final MethodHandle PUT_LONG;     // (long address, long value) void: an intrinsic, unlike setMemory on JDK 17
-    private static final MethodHandle FREE_BUFFER;  // (ByteBuffer page) void
-    private static final MethodHandle MALLOC;       // (long bytes) long: Unsafe.allocateMemory, the C heap's malloc
-    private static final MethodHandle FREE;         // (long address) void: Unsafe.freeMemory
+    private static final MethodHandle NEW_BUFFER; // (long address, int capacity, Object attachment) ByteBuffer
+    private static final MethodHandle ATTACHMENT; // (Object directBuffer) Object
+    private static final MethodHandle ADDRESS; // (Object directBuffer) long
+    private static final MethodHandle SET_MEMORY; // (long address, long bytes, byte value) void
+    private static final MethodHandle
+            PUT_LONG; // (long address, long value) void: an intrinsic, unlike setMemory on JDK 17
+    private static final MethodHandle FREE_BUFFER; // (ByteBuffer page) void
+    private static final MethodHandle MALLOC; // (long bytes) long: Unsafe.allocateMemory, the C heap's malloc
+    private static final MethodHandle FREE; // (long address) void: Unsafe.freeMemory
     private static final Class<?> DIRECT_BUFFER;
     private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
-    private static final java.util.concurrent.atomic.AtomicLong DIRECT_RESERVED; // java.nio.Bits.RESERVED_MEMORY, may be null
+    private static final AtomicLong DIRECT_RESERVED; // Bits.RESERVED_MEMORY, may be null
     private static final long DIRECT_MAX = DirectMemory.limit();
     private static final Throwable FAILURE;
     private static volatile String lastRefusal;
@@ -66,13 +68,14 @@ final class NativeAccess {
         MethodHandle free = null;
         Class<?> directBuffer = null;
         MethodHandle waitForReferences = null;
-        java.util.concurrent.atomic.AtomicLong directReserved = null;
+        AtomicLong directReserved = null;
         Throwable failure = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             Class<?> dbb = Class.forName("java.nio.DirectByteBuffer");
             MethodHandles.Lookup nio = MethodHandles.privateLookupIn(dbb, lookup);
-            newBuffer = MethodHandles.insertArguments(nio.unreflectConstructor(attachingConstructor(dbb)), 3, (Object) null)
+            newBuffer = MethodHandles.insertArguments(
+                            nio.unreflectConstructor(attachingConstructor(dbb)), 3, (Object) null)
                     .asType(MethodType.methodType(ByteBuffer.class, long.class, int.class, Object.class));
 
             directBuffer = Class.forName("sun.nio.ch.DirectBuffer");
@@ -82,16 +85,23 @@ final class NativeAccess {
                     .asType(MethodType.methodType(long.class, Object.class));
 
             Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
-            Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass)).invoke();
-            setMemory = lookup.findVirtual(unsafeClass, "setMemory",
-                    MethodType.methodType(void.class, long.class, long.class, byte.class)).bindTo(unsafe);
-            putLong = lookup.findVirtual(unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
+            Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass))
+                    .invoke();
+            setMemory = lookup.findVirtual(
+                            unsafeClass,
+                            "setMemory",
+                            MethodType.methodType(void.class, long.class, long.class, byte.class))
                     .bindTo(unsafe);
-            freeBuffer = lookup.findVirtual(unsafeClass, "invokeCleaner",
-                    MethodType.methodType(void.class, ByteBuffer.class)).bindTo(unsafe);
+            putLong = lookup.findVirtual(
+                            unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
+                    .bindTo(unsafe);
+            freeBuffer = lookup.findVirtual(
+                            unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+                    .bindTo(unsafe);
             malloc = lookup.findVirtual(unsafeClass, "allocateMemory", MethodType.methodType(long.class, long.class))
                     .bindTo(unsafe);
-            free = lookup.findVirtual(unsafeClass, "freeMemory", MethodType.methodType(void.class, long.class)).bindTo(unsafe);
+            free = lookup.findVirtual(unsafeClass, "freeMemory", MethodType.methodType(void.class, long.class))
+                    .bindTo(unsafe);
             waitForReferences = referenceProcessingWaiter(lookup);
             directReserved = directReserved();
         } catch (Throwable t) {
@@ -111,14 +121,17 @@ final class NativeAccess {
         FAILURE = failure;
     }
 
-    private NativeAccess() {
-    }
+    private NativeAccess() {}
 
     /** {@code DirectByteBuffer(long address, int capacity, Object attachment, <segment>)}, whatever the segment type. */
     private static Constructor<?> attachingConstructor(Class<?> dbb) throws NoSuchMethodException {
         for (Constructor<?> c : dbb.getDeclaredConstructors()) {
             Class<?>[] p = c.getParameterTypes();
-            if (p.length == 4 && p[0] == long.class && p[1] == int.class && p[2] == Object.class && !p[3].isPrimitive()) {
+            if (p.length == 4
+                    && p[0] == long.class
+                    && p[1] == int.class
+                    && p[2] == Object.class
+                    && !p[3].isPrimitive()) {
                 return c;
             }
         }
@@ -130,19 +143,21 @@ final class NativeAccess {
         try {
             Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
             Class<?> access = Class.forName("jdk.internal.access.JavaLangRefAccess");
-            Object refAccess = lookup.findStatic(secrets, "getJavaLangRefAccess", MethodType.methodType(access)).invoke();
-            return lookup.findVirtual(access, "waitForReferenceProcessing", MethodType.methodType(boolean.class)).bindTo(refAccess);
+            Object refAccess = lookup.findStatic(secrets, "getJavaLangRefAccess", MethodType.methodType(access))
+                    .invoke();
+            return lookup.findVirtual(access, "waitForReferenceProcessing", MethodType.methodType(boolean.class))
+                    .bindTo(refAccess);
         } catch (Throwable t) {
             return null;
         }
     }
 
     /** The JDK's count of direct memory reserved, to refuse a page before the JDK's own slow refusal; null if out of reach. */
-    private static java.util.concurrent.atomic.AtomicLong directReserved() {
+    private static AtomicLong directReserved() {
         try {
             java.lang.reflect.Field f = Class.forName("java.nio.Bits").getDeclaredField("RESERVED_MEMORY");
             f.setAccessible(true);
-            return (java.util.concurrent.atomic.AtomicLong) f.get(null);
+            return (AtomicLong) f.get(null);
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
@@ -180,10 +195,12 @@ final class NativeAccess {
 
     static void requireAvailable() {
         if (FAILURE != null) {
-            throw new IllegalStateException("pools need java.nio opened and jdk.internal.misc, sun.nio.ch exported"
-                    + " to them (the agent does this; without it pass --add-opens java.base/java.nio=ALL-UNNAMED"
-                    + " --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED): "
-                    + FAILURE, FAILURE);
+            throw new IllegalStateException(
+                    "pools need java.nio opened and jdk.internal.misc, sun.nio.ch exported"
+                            + " to them (the agent does this; without it pass --add-opens java.base/java.nio=ALL-UNNAMED"
+                            + " --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED): "
+                            + FAILURE,
+                    FAILURE);
         }
     }
 

@@ -16,11 +16,13 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** The allocator this pool belongs to: where its leases are released. */
     final PoolAllocator owner;
+
     final int index;
     final ReentrantLock lock = new ReentrantLock();
 
     /** Set by an install that replaced this pool's layout: reserve refuses, the caller re-routes. */
     boolean retired;
+
     long numberAllocs;
     long bytesInUse;
     long bytesPadding;
@@ -29,6 +31,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final long[] requestSizes = new long[HISTOGRAM_BUCKETS + 1];
     /** Every live lease of this pool, newest first: the pool's strong hold on them (see {@link Lease}). */
     private Lease liveHead;
+
     private long liveCount;
 
     Pool(PoolAllocator owner, int index) {
@@ -79,7 +82,8 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             link(lease);
             served(size);
             if (trace != null) {
-                // Under the lock, so the trace lists one pool's allocations and releases in the order the pool saw them.
+                // Under the lock, so the trace lists one pool's allocations and releases in the order the pool saw
+                // them.
                 lease.traceId = trace.allocated(size, site);
             }
             return anchor;
@@ -261,16 +265,33 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     /** One line for an error message: what the pool is and what it holds. */
     final String describe() {
         PoolReport r = report();
-        StringBuilder b = new StringBuilder("pool ").append(index).append(' ').append(r.kind().label());
+        StringBuilder b = new StringBuilder("pool ")
+                .append(index)
+                .append(' ')
+                .append(r.kind().label());
         if (r.kind() == PoolKind.SLICED) {
-            b.append(" (").append(Sizes.human(r.pageSize())).append(" pages, slices up to ").append(Sizes.human(r.maxSlice()))
-                    .append("): ").append(r.pages()).append(r.pagesCap() < 0 ? "" : "/" + r.pagesCap()).append(" pages");
+            b.append(" (")
+                    .append(Sizes.human(r.pageSize()))
+                    .append(" pages, slices up to ")
+                    .append(Sizes.human(r.maxSlice()))
+                    .append("): ")
+                    .append(r.pages())
+                    .append(r.pagesCap() < 0 ? "" : "/" + r.pagesCap())
+                    .append(" pages");
         } else if (r.kind() == PoolKind.EXCLUSIVE) {
-            b.append(" (up to ").append(Sizes.human(r.maxSlice())).append("): ").append(r.pages()).append(" pages");
+            b.append(" (up to ")
+                    .append(Sizes.human(r.maxSlice()))
+                    .append("): ")
+                    .append(r.pages())
+                    .append(" pages");
         } else {
             b.append(": ").append(r.pages()).append(" blocks");
         }
-        return b.append(", ").append(Sizes.human(r.usage().bytesInUse())).append(" in use of ")
-                .append(Sizes.human(r.usage().bytesReserved())).append(" reserved").toString();
+        return b.append(", ")
+                .append(Sizes.human(r.usage().bytesInUse()))
+                .append(" in use of ")
+                .append(Sizes.human(r.usage().bytesReserved()))
+                .append(" reserved")
+                .toString();
     }
 }

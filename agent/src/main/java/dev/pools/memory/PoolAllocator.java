@@ -62,6 +62,7 @@ public final class PoolAllocator {
     private volatile long lastCollect = System.nanoTime() - COLLECT_INTERVAL_NANOS;
     /** Whether the last collection for an exhausted request gave memory back: if so, the next may come at once. */
     private volatile boolean lastCollectHelped;
+
     private final LongAdder fallbackAllocs = new LongAdder();
     private final LongAdder fallbackBytes = new LongAdder();
     private final LongAdder doubleReleases = new LongAdder();
@@ -377,8 +378,7 @@ public final class PoolAllocator {
      * {@link Sizes#log2Bucket} buckets, with the reports of the same pools: both read from one
      * layout, so an install in between cannot mismatch them.
      */
-    public record SizesSnapshot(List<PoolReport> reports, List<long[]> requestSizes) {
-    }
+    public record SizesSnapshot(List<PoolReport> reports, List<long[]> requestSizes) {}
 
     public SizesSnapshot requestSizes() {
         Pool[] pools = current.pools;
@@ -406,8 +406,7 @@ public final class PoolAllocator {
      * @param page   the page index in a sliced pool; -1 in other pools
      * @param offset the offset in that page; -1 in other pools
      */
-    public record Location(int pool, int page, long offset) {
-    }
+    public record Location(int pool, int page, long offset) {}
 
     /** Where a pool buffer of this allocator lives; null if it is not a live one. */
     public Location locate(Buffer buffer) {

@@ -13,6 +13,13 @@ package dev.pools.memory;
  * @param largestAlloc largest requested size served since install
  * @param usage        this pool's share of the usage
  */
-public record PoolReport(int index, PoolKind kind, long pageSize, long maxSlice, long pagesCap,
-                         long pages, long pagesPeak, long largestAlloc, Usage usage) {
-}
+public record PoolReport(
+        int index,
+        PoolKind kind,
+        long pageSize,
+        long maxSlice,
+        long pagesCap,
+        long pages,
+        long pagesPeak,
+        long largestAlloc,
+        Usage usage) {}

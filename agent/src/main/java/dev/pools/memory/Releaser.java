@@ -37,8 +37,7 @@ final class Releaser {
     private static Thread thread;
     private static volatile boolean handshakeTimedOut;
 
-    private Releaser() {
-    }
+    private Releaser() {}
 
     /** Starts the release thread, once per JVM. */
     static synchronized void start() {

@@ -12,8 +12,7 @@ public final class Sizes {
      */
     public static final long MAX_PAGE = (Integer.MAX_VALUE - (ALIGNMENT - 1)) & -ALIGNMENT;
 
-    private Sizes() {
-    }
+    private Sizes() {}
 
     /** {@code size} rounded up to the alignment; overflows only past {@code Long.MAX_VALUE - 63}. */
     public static long roundUp(long size) {

@@ -10,6 +10,7 @@ final class Slice {
     int offset;
     /** Bytes of the page this slice covers: a multiple of the alignment. */
     int length;
+
     boolean free;
     Slice prev;
     Slice next;

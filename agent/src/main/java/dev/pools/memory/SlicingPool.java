@@ -257,7 +257,8 @@ final class SlicingPool extends Pool {
                     throw new AssertionError("broken back link at " + s);
                 }
                 if (s.offset != expected || s.length <= 0 || s.length % Sizes.ALIGNMENT != 0) {
-                    throw new AssertionError("slices do not tile page " + i + " at " + s + " (expected offset " + expected + ")");
+                    throw new AssertionError(
+                            "slices do not tile page " + i + " at " + s + " (expected offset " + expected + ")");
                 }
                 if (s.free) {
                     freeSlices++;

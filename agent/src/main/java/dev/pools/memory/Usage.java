@@ -10,13 +10,23 @@ package dev.pools.memory;
  * @param fallbackAllocs allocations handed to the host's own path since start (not pool memory)
  * @param fallbackBytes  bytes of those
  */
-public record Usage(long numberAllocs, long bytesInUse, long bytesPadding, long bytesReserved,
-                    long fallbackAllocs, long fallbackBytes) {
+public record Usage(
+        long numberAllocs,
+        long bytesInUse,
+        long bytesPadding,
+        long bytesReserved,
+        long fallbackAllocs,
+        long fallbackBytes) {
 
     public static final Usage ZERO = new Usage(0, 0, 0, 0, 0, 0);
 
     Usage plus(Usage o) {
-        return new Usage(numberAllocs + o.numberAllocs, bytesInUse + o.bytesInUse, bytesPadding + o.bytesPadding,
-                bytesReserved + o.bytesReserved, fallbackAllocs + o.fallbackAllocs, fallbackBytes + o.fallbackBytes);
+        return new Usage(
+                numberAllocs + o.numberAllocs,
+                bytesInUse + o.bytesInUse,
+                bytesPadding + o.bytesPadding,
+                bytesReserved + o.bytesReserved,
+                fallbackAllocs + o.fallbackAllocs,
+                fallbackBytes + o.fallbackBytes);
     }
 }

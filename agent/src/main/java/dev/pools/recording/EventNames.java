@@ -55,6 +55,5 @@ public final class EventNames {
     // pools.RequestSizes
     public static final String BUCKET_MAX = "bucketMax";
 
-    private EventNames() {
-    }
+    private EventNames() {}
 }

@@ -10,6 +10,7 @@ import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 
@@ -26,8 +27,7 @@ public final class Recorder {
 
     private static volatile boolean started;
 
-    private Recorder() {
-    }
+    private Recorder() {}
 
     /** Whether this JVM's recording is running. */
     public static boolean started() {
@@ -77,7 +77,7 @@ public final class Recorder {
             LayoutEvent e = new LayoutEvent();
             e.kind = layout.kind();
             e.layout = layout.yaml();
-            e.source = layout.source().name().toLowerCase(java.util.Locale.ROOT);
+            e.source = layout.source().name().toLowerCase(Locale.ROOT);
             e.commit();
         });
     }

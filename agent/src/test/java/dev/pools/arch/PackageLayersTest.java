@@ -40,10 +40,17 @@ class PackageLayersTest {
     void every_package_uses_only_packages_of_lower_layers() {
         Path classes = Path.of("target/classes");
         assertTrue(Files.isDirectory(classes.resolve("dev/pools")), "compiled classes at " + classes.toAbsolutePath());
-        ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
+        ToolProvider jdeps =
+                ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
         StringWriter out = new StringWriter();
-        int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "-verbose:package", "-filter:none",
-                "-e", "dev\\.pools\\..*", classes.toString());
+        int status = jdeps.run(
+                new PrintWriter(out),
+                new PrintWriter(out),
+                "-verbose:package",
+                "-filter:none",
+                "-e",
+                "dev\\.pools\\..*",
+                classes.toString());
         assertEquals(0, status, out.toString());
 
         TreeSet<String> packages = new TreeSet<>();
@@ -51,7 +58,10 @@ class PackageLayersTest {
         int edges = 0;
         for (String line : out.toString().split("\\R")) {
             String[] f = line.trim().split("\\s+");
-            if (f.length < 3 || !f[1].equals("->") || !f[0].startsWith("dev.pools.") || !f[2].startsWith("dev.pools.")) {
+            if (f.length < 3
+                    || !f[1].equals("->")
+                    || !f[0].startsWith("dev.pools.")
+                    || !f[2].startsWith("dev.pools.")) {
                 continue;
             }
             String from = f[0];

@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.hosts.onnxruntime.OnnxRuntime;
 import dev.pools.memory.CallSites;
+import dev.pools.memory.PoolAllocator;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -29,8 +31,9 @@ class HostTransformerTest {
         assertFalse(t.intercepts("dev.pools.memory.PoolAllocator"));
         assertFalse(t.intercepts("dev/pools/shaded/asm/ClassReader"));
         assertTrue(t.intercepts("dev.other.Tensors"));
-        assertNull(t.transform(null, "dev/pools/memory/NativeAccess",
-                null, null, classFile(dev.pools.memory.PoolAllocator.class)), "an own class that calls allocateDirect stays as it is");
+        assertNull(
+                t.transform(null, "dev/pools/memory/NativeAccess", null, null, classFile(PoolAllocator.class)),
+                "an own class that calls allocateDirect stays as it is");
     }
 
     @Test
@@ -39,7 +42,7 @@ class HostTransformerTest {
         HostTransformer t = new HostTransformer(List.of("it.host"), sites, List.of(), false);
         byte[] out = t.transform(null, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
         assertNotNull(out, "the class calls allocateDirect: it changes");
-        String text = new String(out, java.nio.charset.StandardCharsets.ISO_8859_1);
+        String text = new String(out, StandardCharsets.ISO_8859_1);
         assertTrue(text.contains(CallSiteRewriter.RUNTIME), "calls the pools' entry point");
         assertEquals("it.host.Tensors#allocate", sites.name(1));
     }
@@ -47,10 +50,13 @@ class HostTransformerTest {
     @Test
     void a_host_class_of_another_shape_is_named_with_what_it_lacks() throws Exception {
         byte[] stand_in = classFile(ai.onnxruntime.OnnxTensor.class); // a stand-in with the real name and another shape
-        assertEquals("no field buffer of type java.nio.Buffer", ReturnHooks.missing(stand_in, OnnxRuntime.CLASSES.get(0)));
+        assertEquals(
+                "no field buffer of type java.nio.Buffer", ReturnHooks.missing(stand_in, OnnxRuntime.CLASSES.get(0)));
         HostTransformer t = new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OnnxRuntime.CLASSES, true);
         byte[] out = t.transform(null, "ai/onnxruntime/OnnxTensor", null, null, stand_in);
         assertNotNull(out, "its allocateDirect call is still substituted");
-        assertFalse(new String(out, java.nio.charset.StandardCharsets.ISO_8859_1).contains("OnnxTensorHooks"), "but no hook is added");
+        assertFalse(
+                new String(out, java.nio.charset.StandardCharsets.ISO_8859_1).contains("OnnxTensorHooks"),
+                "but no hook is added");
     }
 }

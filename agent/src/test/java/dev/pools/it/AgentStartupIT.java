@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.ApiApp;
+import dev.pools.layout.LayoutRulesTest;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,7 +33,9 @@ class AgentStartupIT {
 
     @Test
     void a_valid_layout_is_installed_as_written_and_read_back_through_the_api() throws Exception {
-        write("layout.yaml", """
+        write(
+                "layout.yaml",
+                """
                 # two pools: small tensors share 1 MiB pages, larger ones 8 MiB pages
                 layout: sliced
                 pools:
@@ -44,48 +48,85 @@ class AgentStartupIT {
                 report:
                   file: none
                 """);
-        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), ApiApp.class,
-                "reports", "alloc", "reports", "usage", "install", "free", "gc", "install", "reports", "install-invalid", "reports");
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml"))),
+                ApiApp.class,
+                "reports",
+                "alloc",
+                "reports",
+                "usage",
+                "install",
+                "free",
+                "gc",
+                "install",
+                "reports",
+                "install-invalid",
+                "reports");
         assertEquals(0, r.exit(), r.toString());
         List<String> out = r.out().lines().toList();
-        assertEquals(List.of("main ran",
-                "report 1048576 0 0 0", "report 8388608 0 0 0",
-                "report 1048576 0 0 0", "report 8388608 1 1 100000",
-                "usage MemoryPoolUsage[numberAllocs=1, bytesInUse=100000, bytesPadding=32, bytesReserved=8388608]",
-                "refused POOLS_IN_USE 100000 transient=true",
-                "installed",
-                "report 4194304 0 0 0", "report 33554432 0 0 0",
-                "refused INVALID_LAYOUT the pool layout cannot be honoured: pools[0].max_slice (2 MiB) is larger than its page_size (1 MiB)",
-                "report 4194304 0 0 0", "report 33554432 0 0 0"), out);
+        assertEquals(
+                List.of(
+                        "main ran",
+                        "report 1048576 0 0 0",
+                        "report 8388608 0 0 0",
+                        "report 1048576 0 0 0",
+                        "report 8388608 1 1 100000",
+                        "usage MemoryPoolUsage[numberAllocs=1, bytesInUse=100000, bytesPadding=32, bytesReserved=8388608]",
+                        "refused POOLS_IN_USE 100000 transient=true",
+                        "installed",
+                        "report 4194304 0 0 0",
+                        "report 33554432 0 0 0",
+                        "refused INVALID_LAYOUT the pool layout cannot be honoured: pools[0].max_slice (2 MiB) is larger than its page_size (1 MiB)",
+                        "report 4194304 0 0 0",
+                        "report 33554432 0 0 0"),
+                out);
         assertEquals("", r.err(), "a good start says nothing");
     }
 
     @Test
     void without_an_argument_the_agent_runs_the_sub_slices_default() throws Exception {
-        Forked.Result r = Forked.app(dir, List.of(Forked.agent(null), "-XX:MaxDirectMemorySize=256m"), ApiApp.class, "reports");
+        Forked.Result r =
+                Forked.app(dir, List.of(Forked.agent(null), "-XX:MaxDirectMemorySize=256m"), ApiApp.class, "reports");
         assertEquals(0, r.exit(), r.toString());
         // P = min(1 GiB, 256 MiB / 4) = 64 MiB: one sliced pool of 16 MiB pages, then the exclusive tail of 64 MiB
-        assertEquals(List.of("main ran", "report 16777216 0 0 0", "report 67108864 0 0 0"), r.out().lines().toList());
+        assertEquals(
+                List.of("main ran", "report 16777216 0 0 0", "report 67108864 0 0 0"),
+                r.out().lines().toList());
     }
 
     @Test
     void without_the_agent_the_api_is_unsupported() throws Exception {
-        Forked.Result r = Forked.run(dir, List.of(Forked.java(), "-cp", Forked.TEST_CLASSES + java.io.File.pathSeparator + Forked.JAR,
-                ApiApp.class.getName(), "install", "reports", "usage"));
+        Forked.Result r = Forked.run(
+                dir,
+                List.of(
+                        Forked.java(),
+                        "-cp",
+                        Forked.TEST_CLASSES + File.pathSeparator + Forked.JAR,
+                        ApiApp.class.getName(),
+                        "install",
+                        "reports",
+                        "usage"));
         assertEquals(0, r.exit(), r.toString());
-        assertEquals(List.of("main ran", "refused UNSUPPORTED 0 transient=false",
-                "usage MemoryPoolUsage[numberAllocs=0, bytesInUse=0, bytesPadding=0, bytesReserved=0]"), r.out().lines().toList());
+        assertEquals(
+                List.of(
+                        "main ran",
+                        "refused UNSUPPORTED 0 transient=false",
+                        "usage MemoryPoolUsage[numberAllocs=0, bytesInUse=0, bytesPadding=0, bytesReserved=0]"),
+                r.out().lines().toList());
     }
 
     /** The wiring, on a few cases; every rule is checked in milliseconds by {@code LayoutRulesTest}. */
     static Stream<Arguments> badFiles() {
-        return dev.pools.layout.LayoutRulesTest.badFiles().filter(a -> List.of("yaml syntax", "max_slice above page_size",
-                "jdk package", "missing file").contains((String) a.get()[0]));
+        return LayoutRulesTest.badFiles()
+                .filter(a -> List.of("yaml syntax", "max_slice above page_size", "jdk package", "missing file")
+                        .contains((String) a.get()[0]));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badFiles")
-    void a_bad_layout_stops_the_jvm_before_main_with_one_line_and_status_2(String what, String text, String expected) throws Exception {
+    void a_bad_layout_stops_the_jvm_before_main_with_one_line_and_status_2(String what, String text, String expected)
+            throws Exception {
         if (text != null) {
             write("bad.yaml", text);
         }

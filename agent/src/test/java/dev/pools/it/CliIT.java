@@ -8,7 +8,9 @@ import dev.pools.it.apps.SeededWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -25,7 +27,8 @@ class CliIT {
     @TempDir
     static Path dir;
 
-    static final String GROWABLE = """
+    static final String GROWABLE =
+            """
             layout: sliced
             pools:
               - page_size: 256 KiB
@@ -44,13 +47,14 @@ class CliIT {
     @BeforeAll
     static void recordEightRuns() throws Exception {
         List<Thread> jvms = new ArrayList<>();
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         for (int seed = 0; seed < RUNS; seed++) {
             String s = String.valueOf(seed);
             Files.writeString(dir.resolve("layout-" + s + ".yaml"), GROWABLE.formatted(s));
             Thread t = new Thread(() -> {
                 try {
-                    Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout-" + s + ".yaml"))), SeededWorkload.class, s);
+                    Forked.Result r = Forked.app(
+                            dir, List.of(Forked.agent(Path.of("layout-" + s + ".yaml"))), SeededWorkload.class, s);
                     if (r.exit() != 0) {
                         failures.add(new AssertionError(r.toString()));
                     }
@@ -95,8 +99,11 @@ class CliIT {
         assertTrue(r.out().contains("layout sliced (from file)"), r.out());
         assertTrue(r.out().matches("(?s).*\\n\\s+0\\s+sliced\\s+256 KiB\\s+16 KiB\\s+none.*"), r.out());
         assertTrue(r.out().contains("it.host.Tensors#allocate"), r.out());
-        assertTrue(r.out().contains("usage at the end:  50 allocations"), "seed 3 holds 50 buffers at the end: " + r.out());
-        Forked.Result json = Forked.cli(dir, "report", "--json", recording(3).toString(), recording(4).toString());
+        assertTrue(
+                r.out().contains("usage at the end:  50 allocations"),
+                "seed 3 holds 50 buffers at the end: " + r.out());
+        Forked.Result json = Forked.cli(
+                dir, "report", "--json", recording(3).toString(), recording(4).toString());
         assertEquals(0, json.exit(), json.toString());
         assertEquals(2, json.out().split("\"file\":").length - 1, "one object per recording");
         assertTrue(json.out().contains("\"numberAllocs\": 50"), json.out());
@@ -126,15 +133,21 @@ class CliIT {
         List<Long> pages = new ArrayList<>();
         while (m.find()) {
             pages.add(Long.parseLong(m.group(1)));
-            assertEquals(Math.max(1, Long.parseLong(m.group(2))), Long.parseLong(m.group(1)), "no headroom asked for; at least one page");
+            assertEquals(
+                    Math.max(1, Long.parseLong(m.group(2))),
+                    Long.parseLong(m.group(1)),
+                    "no headroom asked for; at least one page");
         }
         assertEquals(List.of(max[0], max[1], Math.max(1, max[2])), pages, capped);
         assertTrue(capped.contains("# pool 2 was never used in the recordings"), capped);
 
-        Forked.Result withHeadroom = Forked.cli(dir, "suggest", "--headroom", "50%", recording(7).toString());
+        Forked.Result withHeadroom =
+                Forked.cli(dir, "suggest", "--headroom", "50%", recording(7).toString());
         assertEquals(0, withHeadroom.exit());
         long[] p7 = peaks(recording(7));
-        assertTrue(withHeadroom.out().contains("pages: " + (long) Math.ceil(p7[1] * 1.5) + "  # peak " + p7[1]), withHeadroom.out());
+        assertTrue(
+                withHeadroom.out().contains("pages: " + (long) Math.ceil(p7[1] * 1.5) + "  # peak " + p7[1]),
+                withHeadroom.out());
     }
 
     @Test
@@ -144,9 +157,11 @@ class CliIT {
             args.add(recording(seed).toString());
         }
         assertEquals(0, Forked.cli(dir, args.toArray(String[]::new)).exit());
-        String text = Files.readString(dir.resolve("capped-for-rerun.yaml")).replace("file: seed-0.jfr", "file: rerun.jfr");
+        String text =
+                Files.readString(dir.resolve("capped-for-rerun.yaml")).replace("file: seed-0.jfr", "file: rerun.jfr");
         Files.writeString(dir.resolve("capped-for-rerun.yaml"), text);
-        Forked.Result run = Forked.app(dir, List.of(Forked.agent(Path.of("capped-for-rerun.yaml"))), SeededWorkload.class, "7");
+        Forked.Result run =
+                Forked.app(dir, List.of(Forked.agent(Path.of("capped-for-rerun.yaml"))), SeededWorkload.class, "7");
         assertEquals(0, run.exit(), run.toString());
         Forked.Result report = Forked.cli(dir, "report", "rerun.jfr");
         assertTrue(report.out().contains("fallbacks:         0 (0 B)   refusals: 0"), report.out());
@@ -155,29 +170,41 @@ class CliIT {
 
     @Test
     void suggest_refuses_recordings_of_different_layouts_saying_which_differ() throws Exception {
-        Files.writeString(dir.resolve("other.yaml"), GROWABLE.formatted("other").replace("page_size: 2 MiB", "page_size: 4 MiB"));
+        Files.writeString(
+                dir.resolve("other.yaml"), GROWABLE.formatted("other").replace("page_size: 2 MiB", "page_size: 4 MiB"));
         Forked.Result run = Forked.app(dir, List.of(Forked.agent(Path.of("other.yaml"))), SeededWorkload.class, "1");
         assertEquals(0, run.exit(), run.toString());
         Forked.Result r = Forked.cli(dir, "suggest", recording(1).toString(), "seed-other.jfr");
         assertEquals(2, r.exit(), r.toString());
-        assertEquals(List.of("pools: seed-other.jfr was recorded under a different layout than " + recording(1)
-                + ": pool 1: sliced, page_size 2097152, max_slice 2097152, pages uncapped"
-                + " vs pool 1: sliced, page_size 4194304, max_slice 4194304, pages uncapped"), r.errLines());
+        assertEquals(
+                List.of("pools: seed-other.jfr was recorded under a different layout than " + recording(1)
+                        + ": pool 1: sliced, page_size 2097152, max_slice 2097152, pages uncapped"
+                        + " vs pool 1: sliced, page_size 4194304, max_slice 4194304, pages uncapped"),
+                r.errLines());
     }
 
     static Stream<Arguments> badInputs() throws Exception {
         Files.writeString(dir.resolve("empty.jfr"), "");
         Files.writeString(dir.resolve("text.jfr"), "this is not a recording\n");
         byte[] whole = Files.readAllBytes(dir.resolve("seed-0.jfr"));
-        Files.write(dir.resolve("truncated.jfr"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        Files.write(dir.resolve("truncated.jfr"), Arrays.copyOf(whole, whole.length / 2));
         Files.createDirectories(dir.resolve("folder.jfr"));
-        Forked.Result foreign = Forked.run(dir, List.of(Forked.java(), "-XX:StartFlightRecording:filename=foreign.jfr,settings=profile",
-                "-cp", Forked.TEST_CLASSES.toString(), "it.host.Tensors"));
+        Forked.Result foreign = Forked.run(
+                dir,
+                List.of(
+                        Forked.java(),
+                        "-XX:StartFlightRecording:filename=foreign.jfr,settings=profile",
+                        "-cp",
+                        Forked.TEST_CLASSES.toString(),
+                        "it.host.Tensors"));
         assertTrue(Files.size(dir.resolve("foreign.jfr")) > 0, foreign.toString());
         return Stream.of(
-                Arguments.of("empty.jfr", "empty.jfr: the file is empty (expected a JFR recording written by the pools agent;"
-                        + " a JVM killed with SIGKILL leaves it empty"),
-                Arguments.of("text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
+                Arguments.of(
+                        "empty.jfr",
+                        "empty.jfr: the file is empty (expected a JFR recording written by the pools agent;"
+                                + " a JVM killed with SIGKILL leaves it empty"),
+                Arguments.of(
+                        "text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
                 Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),
                 Arguments.of("missing.jfr", "missing.jfr: no such file"),
@@ -187,7 +214,8 @@ class CliIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("badInputs")
     void every_verb_refuses_a_bad_recording_with_one_line_and_status_2(String file, String message) throws Exception {
-        for (List<String> verb : List.of(List.of("report"), List.of("report", "--json"), List.of("suggest"), List.of("html", "-o", "x.html"))) {
+        for (List<String> verb : List.of(
+                List.of("report"), List.of("report", "--json"), List.of("suggest"), List.of("html", "-o", "x.html"))) {
             List<String> args = new ArrayList<>(verb);
             args.add(file);
             Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
@@ -202,12 +230,20 @@ class CliIT {
     void usage_errors_and_help_follow_the_exit_codes() throws Exception {
         Forked.Result help = Forked.cli(dir, "--help");
         assertEquals(0, help.exit());
-        assertTrue(help.out().contains("report") && help.out().contains("suggest") && help.out().contains("html")
-                && help.out().contains("check") && help.out().contains("Exit status"), help.out());
+        assertTrue(
+                help.out().contains("report")
+                        && help.out().contains("suggest")
+                        && help.out().contains("html")
+                        && help.out().contains("check")
+                        && help.out().contains("Exit status"),
+                help.out());
         assertEquals(2, Forked.cli(dir, "report").exit(), "a missing argument is bad input");
         assertEquals(2, Forked.cli(dir, "frobnicate").exit());
-        Forked.Result headroom = Forked.cli(dir, "suggest", "--headroom", "lots", recording(0).toString());
+        Forked.Result headroom =
+                Forked.cli(dir, "suggest", "--headroom", "lots", recording(0).toString());
         assertEquals(2, headroom.exit());
-        assertEquals(List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"), headroom.errLines());
+        assertEquals(
+                List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"),
+                headroom.errLines());
     }
 }

@@ -25,11 +25,14 @@ class EarlyClassesIT {
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(new Attributes.Name("Premain-Class"), EarlyLoader.class.getName());
-        try (OutputStream out = Files.newOutputStream(dir.resolve("early.jar")); JarOutputStream jar = new JarOutputStream(out, manifest)) {
+        try (OutputStream out = Files.newOutputStream(dir.resolve("early.jar"));
+                JarOutputStream jar = new JarOutputStream(out, manifest)) {
             // The manifest alone: the agent class comes from the application's class path.
         }
         Files.writeString(dir.resolve("layout.yaml"), "intercept:\n  packages: [it.host]\nreport:\n  file: none\n");
-        Forked.Result r = Forked.app(dir, List.of("-javaagent:" + dir.resolve("early.jar"), Forked.agent(Path.of("layout.yaml"))),
+        Forked.Result r = Forked.app(
+                dir,
+                List.of("-javaagent:" + dir.resolve("early.jar"), Forked.agent(Path.of("layout.yaml"))),
                 EarlyLoader.class);
         assertEquals(0, r.exit(), r.toString());
         assertEquals(List.of("pooled 1"), r.out().lines().toList(), r.toString());

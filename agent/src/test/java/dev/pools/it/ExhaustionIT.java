@@ -22,7 +22,9 @@ class ExhaustionIT {
 
     @Test
     void a_capped_page_full_of_unreachable_buffers_never_refuses() throws Exception {
-        Files.writeString(dir.resolve("layout.yaml"), """
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
                 layout: sliced
                 pools:
                   - page_size: 320 MiB
@@ -33,8 +35,12 @@ class ExhaustionIT {
                 report:
                   file: none
                 """);
-        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=1g"),
-                DropAndAllocate.class, "20", "300");
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=1g"),
+                DropAndAllocate.class,
+                "20",
+                "300");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().startsWith("served 20, "), r.out());
         assertTrue(r.err().isBlank(), r.err());

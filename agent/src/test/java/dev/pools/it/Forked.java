@@ -27,11 +27,12 @@ public final class Forked {
         }
     }
 
-    public static final Path JAR = Path.of(System.getProperty("pools.jar", "target/pools.jar")).toAbsolutePath();
-    public static final Path TEST_CLASSES = Path.of(System.getProperty("pools.testClasses", "target/test-classes")).toAbsolutePath();
+    public static final Path JAR =
+            Path.of(System.getProperty("pools.jar", "target/pools.jar")).toAbsolutePath();
+    public static final Path TEST_CLASSES = Path.of(System.getProperty("pools.testClasses", "target/test-classes"))
+            .toAbsolutePath();
 
-    private Forked() {
-    }
+    private Forked() {}
 
     public static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -43,7 +44,8 @@ public final class Forked {
     }
 
     /** Runs {@code java <jvmArgs> -cp <test classes> <main> <args>} in {@code dir}. */
-    public static Result app(Path dir, List<String> jvmArgs, Class<?> main, String... args) throws IOException, InterruptedException {
+    public static Result app(Path dir, List<String> jvmArgs, Class<?> main, String... args)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(java());
         cmd.add("-Dpools.quiet=false");
@@ -66,12 +68,19 @@ public final class Forked {
         Path out = Files.createTempFile("forked", ".out");
         Path err = Files.createTempFile("forked", ".err");
         try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .directory(dir.toFile())
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
             if (!p.waitFor(300, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("timed out: " + cmd);
             }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);

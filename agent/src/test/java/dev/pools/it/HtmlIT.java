@@ -7,6 +7,7 @@ import dev.pools.it.apps.SeededWorkload;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,9 +24,18 @@ class HtmlIT {
     Path dir;
 
     private List<String> chromium(String... args) {
-        List<String> cmd = new java.util.ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + dir.resolve("profile")));
+        List<String> cmd = new ArrayList<>(List.of(
+                CHROMIUM.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--user-data-dir=" + dir.resolve("profile")));
         cmd.addAll(List.of(args));
         return cmd;
     }
@@ -33,21 +43,26 @@ class HtmlIT {
     @Test
     void the_page_renders_its_charts_in_a_browser() throws Exception {
         Requirements.require(Files.isExecutable(CHROMIUM), "Chromium (/usr/bin/chromium, Debian package chromium)");
-        Files.writeString(dir.resolve("layout.yaml"), CliIT.GROWABLE.formatted("html").replace("period: 100 ms", "period: 50 ms"));
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                CliIT.GROWABLE.formatted("html").replace("period: 100 ms", "period: 50 ms"));
         Forked.Result run = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), SeededWorkload.class, "5");
         assertEquals(0, run.exit(), run.toString());
         Forked.Result html = Forked.cli(dir, "html", "seed-html.jfr", "-o", "report.html");
         assertEquals(0, html.exit(), html.toString());
         String page = Files.readString(dir.resolve("report.html"));
         assertTrue(!page.contains("<script"), "no scripts");
-        assertTrue(!page.replace("http://www.w3.org/2000/svg", "").contains("http"), "self-contained: nothing to fetch");
+        assertTrue(
+                !page.replace("http://www.w3.org/2000/svg", "").contains("http"), "self-contained: nothing to fetch");
 
-        Forked.Result dom = Forked.run(dir, chromium("--dump-dom", dir.resolve("report.html").toUri().toString()));
+        Forked.Result dom = Forked.run(
+                dir, chromium("--dump-dom", dir.resolve("report.html").toUri().toString()));
         assertEquals(0, dom.exit(), dom.toString());
         String rendered = dom.out();
         int charts = count(rendered, "<svg class=\"chart\"");
         assertTrue(charts >= 5, "usage, one per pool, peaks, sizes, call sites: " + charts);
-        Matcher series = Pattern.compile("<polyline class=\"series\" data-series=\"([^\"]+)\"[^>]* points=\"([^\"]*)\"").matcher(rendered);
+        Matcher series = Pattern.compile("<polyline class=\"series\" data-series=\"([^\"]+)\"[^>]* points=\"([^\"]*)\"")
+                .matcher(rendered);
         int drawn = 0;
         while (series.find()) {
             String[] points = series.group(2).trim().split(" ");
@@ -59,8 +74,12 @@ class HtmlIT {
         assertTrue(rendered.contains("it.host.Tensors#allocate"));
 
         Path png = dir.resolve("report.png");
-        Forked.Result shot = Forked.run(dir, chromium("--screenshot=" + png, "--window-size=1000,2600",
-                dir.resolve("report.html").toUri().toString()));
+        Forked.Result shot = Forked.run(
+                dir,
+                chromium(
+                        "--screenshot=" + png,
+                        "--window-size=1000,2600",
+                        dir.resolve("report.html").toUri().toString()));
         assertEquals(0, shot.exit(), shot.toString());
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(1000, image.getWidth());

@@ -20,8 +20,15 @@ class JdkBuffersIT {
         Files.writeString(dir.resolve("layout.yaml"), "intercept:\n  packages: [it.host]\nreport:\n  file: none\n");
         Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), JdkBuffers.class);
         assertEquals(0, r.exit(), r.toString());
-        assertEquals(List.of("host-pooled 1", "file-roundtrip true", "socket-roundtrip true", "pooled-after-io 1", "tensor 4096"),
-                r.out().lines().toList(), "only the host's allocation is pooled");
+        assertEquals(
+                List.of(
+                        "host-pooled 1",
+                        "file-roundtrip true",
+                        "socket-roundtrip true",
+                        "pooled-after-io 1",
+                        "tensor 4096"),
+                r.out().lines().toList(),
+                "only the host's allocation is pooled");
         assertEquals("", r.err());
     }
 }

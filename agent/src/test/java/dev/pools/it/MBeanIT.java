@@ -45,12 +45,15 @@ class MBeanIT {
     }
 
     private static String report(CompositeData d) {
-        return "api-report " + d.get("pageSize") + " " + d.get("pages") + " " + d.get("pagesPeak") + " " + d.get("largestAlloc");
+        return "api-report " + d.get("pageSize") + " " + d.get("pages") + " " + d.get("pagesPeak") + " "
+                + d.get("largestAlloc");
     }
 
     @Test
     void the_mbean_agrees_with_the_api_and_refuses_a_bad_install_with_the_reason() throws Exception {
-        Files.writeString(dir.resolve("layout.yaml"), """
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB
@@ -60,9 +63,17 @@ class MBeanIT {
                 report:
                   file: none
                 """);
-        List<String> cmd = List.of(Forked.java(), Forked.agent(Path.of("layout.yaml")), "-XX:+EnableDynamicAgentLoading",
-                "-cp", Forked.TEST_CLASSES.toString(), MBeanApp.class.getName());
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+        List<String> cmd = List.of(
+                Forked.java(),
+                Forked.agent(Path.of("layout.yaml")),
+                "-XX:+EnableDynamicAgentLoading",
+                "-cp",
+                Forked.TEST_CLASSES.toString(),
+                MBeanApp.class.getName());
+        Process p = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
         out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         in = p.outputWriter();
         String ready = out.readLine();
@@ -73,7 +84,9 @@ class MBeanIT {
         try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
             MBeanServerConnection server = connector.getMBeanServerConnection();
             ObjectName name = new ObjectName("pools:type=MemoryPools");
-            for (int i = 0; i < 400 && !server.isRegistered(name); i++) { // it appears once the agent's background start is done
+            for (int i = 0;
+                    i < 400 && !server.isRegistered(name);
+                    i++) { // it appears once the agent's background start is done
                 Thread.sleep(50);
             }
             List<String> api = command("api");
@@ -83,20 +96,35 @@ class MBeanIT {
             for (CompositeData r : reports) {
                 viaJmx.add(report(r));
             }
-            viaJmx.add("api-usage " + usage.get("numberAllocs") + " " + usage.get("bytesInUse") + " " + usage.get("bytesPadding")
-                    + " " + usage.get("bytesReserved"));
+            viaJmx.add("api-usage " + usage.get("numberAllocs") + " " + usage.get("bytesInUse") + " "
+                    + usage.get("bytesPadding") + " " + usage.get("bytesReserved"));
             assertEquals(api, viaJmx);
             assertTrue(((String) server.getAttribute(name, "Layout")).contains("page_size: 64 KiB"));
 
-            Exception bad = assertThrows(Exception.class, () -> server.invoke(name, "install",
-                    new Object[] {"layout: sliced\npools:\n  - page_size: 1 MiB\n    max_slice: 4 MiB\n"}, new String[] {"java.lang.String"}));
-            assertTrue(String.valueOf(rootMessage(bad)).contains(
-                    "INVALID_LAYOUT: install:4: pools[0].max_slice (4 MiB) is larger than its page_size (1 MiB)"), rootMessage(bad));
-            Exception busy = assertThrows(Exception.class, () -> server.invoke(name, "install",
-                    new Object[] {"layout: direct\n"}, new String[] {"java.lang.String"}));
-            assertTrue(rootMessage(busy).startsWith("POOLS_IN_USE: 150000 B still live in the pools"), rootMessage(busy));
-            Exception startOnly = assertThrows(Exception.class, () -> server.invoke(name, "install",
-                    new Object[] {"layout: direct\nrelease: close\n"}, new String[] {"java.lang.String"}));
+            Exception bad = assertThrows(
+                    Exception.class,
+                    () -> server.invoke(
+                            name,
+                            "install",
+                            new Object[] {"layout: sliced\npools:\n  - page_size: 1 MiB\n    max_slice: 4 MiB\n"},
+                            new String[] {"java.lang.String"}));
+            assertTrue(
+                    String.valueOf(rootMessage(bad))
+                            .contains(
+                                    "INVALID_LAYOUT: install:4: pools[0].max_slice (4 MiB) is larger than its page_size (1 MiB)"),
+                    rootMessage(bad));
+            Exception busy = assertThrows(
+                    Exception.class,
+                    () -> server.invoke(
+                            name, "install", new Object[] {"layout: direct\n"}, new String[] {"java.lang.String"}));
+            assertTrue(
+                    rootMessage(busy).startsWith("POOLS_IN_USE: 150000 B still live in the pools"), rootMessage(busy));
+            Exception startOnly = assertThrows(
+                    Exception.class,
+                    () -> server.invoke(
+                            name, "install", new Object[] {"layout: direct\nrelease: close\n"}, new String[] {
+                                "java.lang.String"
+                            }));
             assertTrue(rootMessage(startOnly).contains("release is set at start-up only"), rootMessage(startOnly));
 
             assertEquals(List.of("freed"), command("free"));

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,8 @@ class RecordingIT {
     @TempDir
     Path dir;
 
-    private static final String LAYOUT = """
+    private static final String LAYOUT =
+            """
             layout: sliced
             pools:
               - page_size: 256 KiB
@@ -48,7 +50,8 @@ class RecordingIT {
 
     private Path recording() throws Exception {
         try (var files = Files.list(dir)) {
-            List<Path> jfr = files.filter(p -> p.getFileName().toString().matches("run-\\d+\\.jfr")).toList();
+            List<Path> jfr = files.filter(p -> p.getFileName().toString().matches("run-\\d+\\.jfr"))
+                    .toList();
             assertEquals(1, jfr.size(), "one recording named by the process id: " + jfr);
             return jfr.get(0);
         }
@@ -63,14 +66,18 @@ class RecordingIT {
         Map<Integer, String> reports = new LinkedHashMap<>();
         String usage = null;
         List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(file));
-        events.sort(java.util.Comparator.comparing(RecordedEvent::getEndTime));
+        events.sort(Comparator.comparing(RecordedEvent::getEndTime));
         for (RecordedEvent e : events) {
             switch (e.getEventType().getName()) {
-                case "pools.PoolReport" -> reports.put(e.getInt("index"), "api-report " + e.getLong("pageSize") + " "
-                        + e.getLong("pages") + " " + e.getLong("pagesPeak") + " " + e.getLong("largestAlloc"));
-                case "pools.Usage" -> usage = "api-usage " + e.getLong("numberAllocs") + " " + e.getLong("bytesInUse") + " "
-                        + e.getLong("bytesPadding") + " " + e.getLong("bytesReserved");
-                default -> { }
+                case "pools.PoolReport" ->
+                    reports.put(
+                            e.getInt("index"),
+                            "api-report " + e.getLong("pageSize") + " " + e.getLong("pages") + " "
+                                    + e.getLong("pagesPeak") + " " + e.getLong("largestAlloc"));
+                case "pools.Usage" ->
+                    usage = "api-usage " + e.getLong("numberAllocs") + " " + e.getLong("bytesInUse") + " "
+                            + e.getLong("bytesPadding") + " " + e.getLong("bytesReserved");
+                default -> {}
             }
         }
         List<String> out = new ArrayList<>(reports.values());
@@ -101,7 +108,10 @@ class RecordingIT {
         List<String> cmd = new ArrayList<>(List.of(Forked.java()));
         cmd.addAll(agent());
         cmd.addAll(List.of("-cp", Forked.TEST_CLASSES.toString(), RecordedWorkload.class.getName(), "threads"));
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         List<String> lines = new ArrayList<>();
         String line;
@@ -115,7 +125,10 @@ class RecordingIT {
 
         List<String> last = finalState(recording());
         List<String> api = apiLines(String.join("\n", lines));
-        assertEquals(api.subList(0, 2), last.subList(0, 2), "pools' page sizes, pages and peaks as the API saw them when steady");
+        assertEquals(
+                api.subList(0, 2),
+                last.subList(0, 2),
+                "pools' page sizes, pages and peaks as the API saw them when steady");
         String[] usage = last.get(2).split(" ");
         long live = Long.parseLong(usage[1]);
         assertTrue(live >= 28 && live <= 32, "four threads hold 7 or 8 buffers each at any moment: " + last);
@@ -129,7 +142,8 @@ class RecordingIT {
         assertEquals(0, r.exit(), r.toString());
         assertEquals(List.of("served 3145728"), r.out().lines().toList(), "the fallback served it");
         List<RecordedEvent> refused = RecordingFile.readAllEvents(recording()).stream()
-                .filter(e -> e.getEventType().getName().equals("pools.AllocationRefused")).toList();
+                .filter(e -> e.getEventType().getName().equals("pools.AllocationRefused"))
+                .toList();
         assertEquals(1, refused.size());
         RecordedEvent e = refused.get(0);
         assertEquals(3L << 20, e.getLong("size"));
@@ -138,11 +152,17 @@ class RecordingIT {
         assertTrue(e.getString("reason").startsWith("no pool takes 3 MiB"), e.getString("reason"));
         assertNotNull(e.getStackTrace());
         List<String> frames = e.getStackTrace().getFrames().stream()
-                .map(RecordedFrame::getMethod).map(m -> m.getType().getName() + "#" + m.getName()).collect(Collectors.toList());
-        assertTrue(frames.contains("it.host.Tensors#allocate") && frames.contains(RecordedWorkload.class.getName() + "#main"), frames.toString());
+                .map(RecordedFrame::getMethod)
+                .map(m -> m.getType().getName() + "#" + m.getName())
+                .collect(Collectors.toList());
+        assertTrue(
+                frames.contains("it.host.Tensors#allocate")
+                        && frames.contains(RecordedWorkload.class.getName() + "#main"),
+                frames.toString());
         List<RecordedEvent> usage = RecordingFile.readAllEvents(recording()).stream()
                 .filter(x -> x.getEventType().getName().equals("pools.Usage"))
-                .sorted(java.util.Comparator.comparing(RecordedEvent::getEndTime)).toList();
+                .sorted(Comparator.comparing(RecordedEvent::getEndTime))
+                .toList();
         assertEquals(1, usage.get(usage.size() - 1).getLong("fallbackAllocs"));
     }
 
@@ -154,8 +174,12 @@ class RecordingIT {
         assertEquals(0, r.exit(), r.toString());
         assertEquals(apiLines(r.out()), finalState(recording()), "the pools recording is unchanged");
         List<RecordedEvent> user = RecordingFile.readAllEvents(dir.resolve("user.jfr"));
-        assertTrue(user.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.JVMInformation")), "the user's events are there");
-        assertTrue(user.stream().anyMatch(e -> e.getEventType().getName().equals("pools.Usage")), "and may include the pools events");
+        assertTrue(
+                user.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.JVMInformation")),
+                "the user's events are there");
+        assertTrue(
+                user.stream().anyMatch(e -> e.getEventType().getName().equals("pools.Usage")),
+                "and may include the pools events");
     }
 
     @Test
@@ -163,19 +187,27 @@ class RecordingIT {
         Forked.Result r = Forked.app(dir, agent(), RecordedWorkload.class, "normal");
         assertEquals(0, r.exit(), r.toString());
         String jfr = Path.of(System.getProperty("java.home"), "bin", "jfr").toString();
-        Forked.Result print = Forked.run(dir, List.of(jfr, "print", "--events", "pools.*", recording().toString()));
+        Forked.Result print = Forked.run(
+                dir, List.of(jfr, "print", "--events", "pools.*", recording().toString()));
         assertEquals(0, print.exit(), print.toString());
-        for (String name : List.of("pools.Layout", "pools.PoolReport", "pools.Usage", "pools.CallSite", "pools.RequestSizes")) {
+        for (String name :
+                List.of("pools.Layout", "pools.PoolReport", "pools.Usage", "pools.CallSite", "pools.RequestSizes")) {
             assertTrue(print.out().contains(name + " {"), name + " in:\n" + print.out());
         }
         assertTrue(print.out().contains("site = \"it.host.Tensors#allocate\""), print.out());
         assertTrue(print.out().contains("pageSize = 256.0 kB"), "sizes carry @DataAmount: " + print.out());
-        Forked.Result summary = Forked.run(dir, List.of(jfr, "summary", recording().toString()));
+        Forked.Result summary =
+                Forked.run(dir, List.of(jfr, "summary", recording().toString()));
         assertEquals(0, summary.exit(), summary.toString());
         assertTrue(summary.out().contains("pools.PoolReport"), summary.out());
-        List<String> others = summary.out().lines().map(String::strip).filter(l -> l.startsWith("jdk."))
-                .filter(l -> !l.matches("jdk\\.(ActiveSetting|ActiveRecording|CheckPoint|Checkpoint|Metadata|ChunkHeader)\\b.*"))
-                .filter(l -> !l.split("\\s+")[1].equals("0")).toList();
+        List<String> others = summary.out()
+                .lines()
+                .map(String::strip)
+                .filter(l -> l.startsWith("jdk."))
+                .filter(l -> !l.matches(
+                        "jdk\\.(ActiveSetting|ActiveRecording|CheckPoint|Checkpoint|Metadata|ChunkHeader)\\b.*"))
+                .filter(l -> !l.split("\\s+")[1].equals("0"))
+                .toList();
         assertEquals(List.of(), others, "beside JFR's own bookkeeping the recording holds only pools events");
     }
 }

@@ -9,8 +9,7 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class Requirements {
 
-    private Requirements() {
-    }
+    private Requirements() {}
 
     public static void require(boolean present, String what) {
         if (present) {

@@ -23,7 +23,8 @@ class ShadedJarIT {
                     if (!name.startsWith("dev/pools/")) {
                         foreign.add(name);
                     }
-                    if (name.startsWith("dev/pools/shaded/bytebuddy/") && !name.startsWith("dev/pools/shaded/bytebuddy/jar/asm/")) {
+                    if (name.startsWith("dev/pools/shaded/bytebuddy/")
+                            && !name.startsWith("dev/pools/shaded/bytebuddy/jar/asm/")) {
                         unused.add(name);
                     }
                 }
@@ -33,8 +34,10 @@ class ShadedJarIT {
             }
             assertEquals(List.of(), foreign, "unrelocated entries");
             assertEquals(List.of(), unused, "of Byte Buddy only its ASM is used, and shipped");
-            for (String dependency : List.of("dev/pools/shaded/bytebuddy/jar/asm/ClassReader.class",
-                    "dev/pools/shaded/snakeyaml/v2/api/lowlevel/Compose.class", "dev/pools/shaded/picocli/CommandLine.class",
+            for (String dependency : List.of(
+                    "dev/pools/shaded/bytebuddy/jar/asm/ClassReader.class",
+                    "dev/pools/shaded/snakeyaml/v2/api/lowlevel/Compose.class",
+                    "dev/pools/shaded/picocli/CommandLine.class",
                     "META-INF/licenses/ASM")) {
                 assertTrue(jar.getEntry(dependency) != null, "the jar carries " + dependency);
             }

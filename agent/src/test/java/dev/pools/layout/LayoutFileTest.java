@@ -23,7 +23,8 @@ class LayoutFileTest {
 
     @Test
     void anchors_aliases_explicit_tags_flow_style_and_a_document_marker_read_as_the_plain_form() throws Exception {
-        PoolsConfig plain = parse("""
+        PoolsConfig plain = parse(
+                """
                 layout: sliced
                 pools:
                   - {page_size: 1 MiB, max_slice: 64 KiB, pages: 4}
@@ -31,7 +32,8 @@ class LayoutFileTest {
                   - page_size: 8 MiB
                 poison_on_free: true
                 """);
-        PoolsConfig fancy = parse("""
+        PoolsConfig fancy = parse(
+                """
                 ---
                 layout: !!str sliced
                 pools:
@@ -43,24 +45,35 @@ class LayoutFileTest {
                 """);
         assertEquals(plain.layout(), fancy.layout());
         assertEquals(plain.poisonOnFree(), fancy.poisonOnFree());
-        assertEquals(new MemoryPoolLayout.Sliced(List.of(SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4),
-                SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4), SlicedPool.of(8 * MIB))), fancy.layout());
+        assertEquals(
+                new MemoryPoolLayout.Sliced(List.of(
+                        SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4),
+                        SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4),
+                        SlicedPool.of(8 * MIB))),
+                fancy.layout());
     }
 
     @Test
     void what_a_layout_file_cannot_be_is_refused_with_its_line() {
-        assertEquals("f.yaml:3: YAML syntax: found undefined alias *nowhere",
+        assertEquals(
+                "f.yaml:3: YAML syntax: found undefined alias *nowhere",
                 refusal("layout: sliced\npools:\n  - *nowhere\n"));
-        assertEquals("f.yaml:2: YAML syntax: a second document ('---'); a layout file holds one",
+        assertEquals(
+                "f.yaml:2: YAML syntax: a second document ('---'); a layout file holds one",
                 refusal("layout: sub-slices\n---\nlayout: direct\n"));
-        assertEquals("f.yaml:2: unknown key '<<'; expected one of layout, pools, max_page_size, intercept, release, on_exhausted,"
-                + " poison_on_free, report", refusal("layout: sliced\n<<: {pools: []}\n"), "merge keys are not read");
+        assertEquals(
+                "f.yaml:2: unknown key '<<'; expected one of layout, pools, max_page_size, intercept, release, on_exhausted,"
+                        + " poison_on_free, report",
+                refusal("layout: sliced\n<<: {pools: []}\n"),
+                "merge keys are not read");
         StringBuilder bomb = new StringBuilder("layout: sliced\npools:\n  - &p {page_size: 1 MiB}\n");
         for (int i = 0; i < 11; i++) {
             bomb.append("  - *p\n");
         }
         assertEquals("f.yaml:14: YAML syntax: more than 10 aliases to lists or mappings", refusal(bomb.toString()));
-        assertEquals("f.yaml: the file is empty (expected a layout, e.g. 'layout: sub-slices')", refusal("# nothing here\n"));
+        assertEquals(
+                "f.yaml: the file is empty (expected a layout, e.g. 'layout: sub-slices')",
+                refusal("# nothing here\n"));
         assertEquals(refusal("null\n"), refusal("# nothing here\n"));
         assertEquals(refusal("---\n...\n"), refusal("# nothing here\n"));
     }
@@ -68,16 +81,28 @@ class LayoutFileTest {
     @Test
     void intercept_packages_that_are_contain_or_lie_in_the_jdk_or_the_agent_are_refused() {
         for (String[] c : new String[][] {
-                {"dev", "contains dev.pools"}, {"dev.pools", "is dev.pools"}, {"dev.pools.memory", "is dev.pools"},
-                {"java", "is java"}, {"java.nio", "is java"}, {"jdk", "is jdk"}, {"sun", "is sun"}, {"sun.nio.ch", "is sun"}}) {
-            assertEquals("f.yaml:2: intercept.packages: '" + c[0] + "' cannot be intercepted: it " + c[1]
-                    + " (JDK and pools classes are left alone)", refusal("intercept:\n  packages: [" + c[0] + "]\n"), c[0]);
+            {"dev", "contains dev.pools"},
+            {"dev.pools", "is dev.pools"},
+            {"dev.pools.memory", "is dev.pools"},
+            {"java", "is java"},
+            {"java.nio", "is java"},
+            {"jdk", "is jdk"},
+            {"sun", "is sun"},
+            {"sun.nio.ch", "is sun"}
+        }) {
+            assertEquals(
+                    "f.yaml:2: intercept.packages: '" + c[0] + "' cannot be intercepted: it " + c[1]
+                            + " (JDK and pools classes are left alone)",
+                    refusal("intercept:\n  packages: [" + c[0] + "]\n"),
+                    c[0]);
         }
     }
 
     @Test
     void intercept_packages_that_only_share_a_prefix_with_a_protected_one_are_accepted() throws Exception {
-        assertEquals(List.of("dev.poolside", "javax.tensors", "sunrise"),
-                parse("intercept:\n  packages: [dev.poolside, javax.tensors, sunrise]\n").intercept());
+        assertEquals(
+                List.of("dev.poolside", "javax.tensors", "sunrise"),
+                parse("intercept:\n  packages: [dev.poolside, javax.tensors, sunrise]\n")
+                        .intercept());
     }
 }

@@ -19,52 +19,124 @@ public class LayoutRulesTest {
     public static Stream<Arguments> badFiles() {
         return Stream.of(
                 Arguments.of("yaml syntax", "layout: [sliced\n", "bad.yaml:2: YAML syntax:"),
-                Arguments.of("tab indentation", "layout: sliced\npools:\n\t- page_size: 1 MiB\n", "bad.yaml:3: YAML syntax: found character '\\t(TAB)'"),
-                Arguments.of("unknown key", "layout: sub-slices\nreleases: gc\n", "bad.yaml:2: unknown key 'releases' (did you mean 'release'?)"),
-                Arguments.of("misspelled top key", "layuot: sliced\n", "bad.yaml:1: unknown key 'layuot' (did you mean 'layout'?)"),
-                Arguments.of("misspelled pool key", "layout: sliced\npools:\n  - page_sise: 1 MiB\n",
+                Arguments.of(
+                        "tab indentation",
+                        "layout: sliced\npools:\n\t- page_size: 1 MiB\n",
+                        "bad.yaml:3: YAML syntax: found character '\\t(TAB)'"),
+                Arguments.of(
+                        "unknown key",
+                        "layout: sub-slices\nreleases: gc\n",
+                        "bad.yaml:2: unknown key 'releases' (did you mean 'release'?)"),
+                Arguments.of(
+                        "misspelled top key",
+                        "layuot: sliced\n",
+                        "bad.yaml:1: unknown key 'layuot' (did you mean 'layout'?)"),
+                Arguments.of(
+                        "misspelled pool key",
+                        "layout: sliced\npools:\n  - page_sise: 1 MiB\n",
                         "bad.yaml:3: unknown key 'pools[0].page_sise' (did you mean 'page_size'?)"),
-                Arguments.of("unknown nested key", "report:\n  flie: x.jfr\n", "bad.yaml:2: unknown key 'report.flie' (did you mean 'file'?)"),
-                Arguments.of("negative size", "layout: sliced\npools:\n  - page_size: -1 MiB\n",
+                Arguments.of(
+                        "unknown nested key",
+                        "report:\n  flie: x.jfr\n",
+                        "bad.yaml:2: unknown key 'report.flie' (did you mean 'file'?)"),
+                Arguments.of(
+                        "negative size",
+                        "layout: sliced\npools:\n  - page_size: -1 MiB\n",
                         "bad.yaml:3: pools[0].page_size: '-1 MiB' is negative (expected a size of at least 1 byte)"),
-                Arguments.of("overflowing size", "layout: sliced\npools:\n  - page_size: 99999999999999999999999\n",
+                Arguments.of(
+                        "overflowing size",
+                        "layout: sliced\npools:\n  - page_size: 99999999999999999999999\n",
                         "bad.yaml:3: pools[0].page_size: 99999999999999999999999 is too large (the largest size is 2 GiB)"),
-                Arguments.of("size past a direct buffer", "layout: sliced\npools:\n  - page_size: 3 GiB\n",
+                Arguments.of(
+                        "size past a direct buffer",
+                        "layout: sliced\npools:\n  - page_size: 3 GiB\n",
                         "bad.yaml:3: pools[0].page_size (3 GiB) is larger than 2147483584 B (a direct buffer holds at most 2 GiB)"),
-                Arguments.of("unknown unit", "layout: sliced\npools:\n  - page_size: 1 TB\n",
+                Arguments.of(
+                        "unknown unit",
+                        "layout: sliced\npools:\n  - page_size: 1 TB\n",
                         "bad.yaml:3: pools[0].page_size: unknown unit 'TB' in '1 TB'"),
-                Arguments.of("max_slice above page_size", "layout: sliced\npools:\n  - page_size: 1 MiB\n  - page_size: 1 MiB\n    max_slice: 2 MiB\n",
+                Arguments.of(
+                        "max_slice above page_size",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n  - page_size: 1 MiB\n    max_slice: 2 MiB\n",
                         "bad.yaml:5: pools[1].max_slice (2 MiB) is larger than its page_size (1 MiB)"),
-                Arguments.of("pages 0", "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: 0\n",
+                Arguments.of(
+                        "pages 0",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: 0\n",
                         "bad.yaml:4: pools[0].pages (0) is outside 1..=65535"),
-                Arguments.of("pages 70000", "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: 70000\n",
+                Arguments.of(
+                        "pages 70000",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: 70000\n",
                         "bad.yaml:4: pools[0].pages (70000) is outside 1..=65535"),
-                Arguments.of("pages not a number", "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: many\n",
+                Arguments.of(
+                        "pages not a number",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: many\n",
                         "bad.yaml:4: pools[0].pages: 'many' is not a whole number"),
-                Arguments.of("zero size", "layout: sliced\npools:\n  - page_size: 0\n",
+                Arguments.of(
+                        "zero size",
+                        "layout: sliced\npools:\n  - page_size: 0\n",
                         "bad.yaml:3: pools[0].page_size is 0 (a size must be at least 1 byte)"),
-                Arguments.of("empty pool list", "layout: sliced\npools: []\n", "bad.yaml:2: pools is empty (a sliced layout needs at least one pool)"),
-                Arguments.of("sliced without pools", "layout: sliced\n", "bad.yaml:1: pools is missing (layout: sliced needs a list of pools)"),
-                Arguments.of("pools under a preset", "layout: sub-slices\npools:\n  - page_size: 1 MiB\n",
+                Arguments.of(
+                        "empty pool list",
+                        "layout: sliced\npools: []\n",
+                        "bad.yaml:2: pools is empty (a sliced layout needs at least one pool)"),
+                Arguments.of(
+                        "sliced without pools",
+                        "layout: sliced\n",
+                        "bad.yaml:1: pools is missing (layout: sliced needs a list of pools)"),
+                Arguments.of(
+                        "pools under a preset",
+                        "layout: sub-slices\npools:\n  - page_size: 1 MiB\n",
                         "bad.yaml:3: pools is only for layout: sliced (this layout is sub-slices)"),
-                Arguments.of("max_page_size under sliced", "layout: sliced\npools:\n  - page_size: 1 MiB\nmax_page_size: 1 GiB\n",
+                Arguments.of(
+                        "max_page_size under sliced",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\nmax_page_size: 1 GiB\n",
                         "bad.yaml:4: max_page_size is only for the presets sub-slices and exclusive-pages (this layout is sliced)"),
-                Arguments.of("max_page_size too small", "layout: exclusive-pages\nmax_page_size: 512 KiB\n",
+                Arguments.of(
+                        "max_page_size too small",
+                        "layout: exclusive-pages\nmax_page_size: 512 KiB\n",
                         "bad.yaml:2: max_page_size (512 KiB) is outside 1 MiB..2147483584 B"),
-                Arguments.of("unknown layout", "layout: slice\n", "bad.yaml:1: unknown value 'slice' for layout (did you mean 'sliced'?)"),
-                Arguments.of("unknown release", "release: gcc\n", "bad.yaml:1: unknown value 'gcc' for release (did you mean 'gc'?); expected gc, close"),
-                Arguments.of("unknown on_exhausted", "on_exhausted: panic\n", "bad.yaml:1: unknown value 'panic' for on_exhausted; expected fallback, fail"),
-                Arguments.of("not a boolean", "poison_on_free: maybe\n", "bad.yaml:1: poison_on_free: 'maybe' is not true or false"),
-                Arguments.of("bad duration", "report:\n  period: 1 hour\n", "bad.yaml:2: report.period: unknown unit 'hour' in '1 hour' (expected ms, s or min)"),
-                Arguments.of("bad report file", "report:\n  file: out-%x.jfr\n", "bad.yaml:2: report.file: 'out-%x.jfr' has an unknown placeholder"),
-                Arguments.of("jdk package", "intercept:\n  packages: [java.nio]\n",
+                Arguments.of(
+                        "unknown layout",
+                        "layout: slice\n",
+                        "bad.yaml:1: unknown value 'slice' for layout (did you mean 'sliced'?)"),
+                Arguments.of(
+                        "unknown release",
+                        "release: gcc\n",
+                        "bad.yaml:1: unknown value 'gcc' for release (did you mean 'gc'?); expected gc, close"),
+                Arguments.of(
+                        "unknown on_exhausted",
+                        "on_exhausted: panic\n",
+                        "bad.yaml:1: unknown value 'panic' for on_exhausted; expected fallback, fail"),
+                Arguments.of(
+                        "not a boolean",
+                        "poison_on_free: maybe\n",
+                        "bad.yaml:1: poison_on_free: 'maybe' is not true or false"),
+                Arguments.of(
+                        "bad duration",
+                        "report:\n  period: 1 hour\n",
+                        "bad.yaml:2: report.period: unknown unit 'hour' in '1 hour' (expected ms, s or min)"),
+                Arguments.of(
+                        "bad report file",
+                        "report:\n  file: out-%x.jfr\n",
+                        "bad.yaml:2: report.file: 'out-%x.jfr' has an unknown placeholder"),
+                Arguments.of(
+                        "jdk package",
+                        "intercept:\n  packages: [java.nio]\n",
                         "bad.yaml:2: intercept.packages: 'java.nio' cannot be intercepted"),
-                Arguments.of("duplicate key", "layout: sliced\nlayout: direct\n", "bad.yaml:2: duplicate key 'layout' (first at line 1)"),
-                Arguments.of("top level not a mapping", "- layout: sliced\n", "bad.yaml:1: the top level is not a mapping"),
-                Arguments.of("empty file", "\n\n", "bad.yaml: the file is empty (expected a layout, e.g. 'layout: sub-slices')"),
+                Arguments.of(
+                        "duplicate key",
+                        "layout: sliced\nlayout: direct\n",
+                        "bad.yaml:2: duplicate key 'layout' (first at line 1)"),
+                Arguments.of(
+                        "top level not a mapping", "- layout: sliced\n", "bad.yaml:1: the top level is not a mapping"),
+                Arguments.of(
+                        "empty file",
+                        "\n\n",
+                        "bad.yaml: the file is empty (expected a layout, e.g. 'layout: sub-slices')"),
                 Arguments.of("comments only", "# nothing here\n", "bad.yaml: the file is empty"),
                 Arguments.of("missing file", null, "bad.yaml: no such file"));
     }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("badFiles")
     void each_broken_rule_is_refused_with_its_file_line_and_rule(String what, String text, String expected) {

@@ -18,17 +18,22 @@ class LayoutsTest {
 
     @Test
     void sub_slices_ladder_for_one_gib_matches_the_specification() {
-        assertEquals(List.of(
-                new PoolSpec.Sliced(16 * MIB, 2 * MIB, PoolSpec.UNCAPPED),
-                new PoolSpec.Sliced(64 * MIB, 16 * MIB, PoolSpec.UNCAPPED),
-                new PoolSpec.Sliced(256 * MIB, 128 * MIB, PoolSpec.UNCAPPED),
-                new PoolSpec.Exclusive(GIB, 10_000)), Layouts.subSlices(GIB));
+        assertEquals(
+                List.of(
+                        new PoolSpec.Sliced(16 * MIB, 2 * MIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Sliced(64 * MIB, 16 * MIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Sliced(256 * MIB, 128 * MIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Exclusive(GIB, 10_000)),
+                Layouts.subSlices(GIB));
     }
 
     @Test
     void sub_slices_below_the_ladder_floor_is_only_the_exclusive_tail() {
         assertEquals(List.of(new PoolSpec.Exclusive(16 * MIB, 5000)), Layouts.subSlices(16 * MIB));
-        assertEquals(List.of(new PoolSpec.Sliced(8 * MIB, 4 * MIB, PoolSpec.UNCAPPED), new PoolSpec.Exclusive(32 * MIB, 5000)),
+        assertEquals(
+                List.of(
+                        new PoolSpec.Sliced(8 * MIB, 4 * MIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Exclusive(32 * MIB, 5000)),
                 Layouts.subSlices(32 * MIB));
     }
 
@@ -66,48 +71,61 @@ class LayoutsTest {
 
     @Test
     void sliced_sizes_are_rounded_up_to_the_alignment() throws LayoutException {
-        List<PoolSpec> pools = Layouts.compile(MemoryPoolLayout.sliced(SlicedPool.of(1000).withMaxSlice(100).withPages(3)), GIB);
+        List<PoolSpec> pools = Layouts.compile(
+                MemoryPoolLayout.sliced(SlicedPool.of(1000).withMaxSlice(100).withPages(3)), GIB);
         assertEquals(List.of(new PoolSpec.Sliced(1024, 128, 3)), pools);
     }
 
     private static String refusal(MemoryPoolLayout layout) {
-        return assertThrows(LayoutException.class, () -> Layouts.compile(layout, GIB)).getMessage();
+        return assertThrows(LayoutException.class, () -> Layouts.compile(layout, GIB))
+                .getMessage();
     }
 
     @Test
     void every_validation_rule_names_the_pool_the_key_and_the_value() {
-        assertEquals("pools is empty (a sliced layout needs at least one pool)",
+        assertEquals(
+                "pools is empty (a sliced layout needs at least one pool)",
                 refusal(new MemoryPoolLayout.Sliced(List.of())));
         List<SlicedPool> many = new ArrayList<>();
         for (int i = 0; i < 255; i++) {
             many.add(SlicedPool.of(MIB));
         }
         assertEquals("pools has 255 pools (at most 254)", refusal(new MemoryPoolLayout.Sliced(many)));
-        assertEquals("pools[1].page_size is 0 (a size must be at least 1 byte)",
+        assertEquals(
+                "pools[1].page_size is 0 (a size must be at least 1 byte)",
                 refusal(MemoryPoolLayout.sliced(SlicedPool.of(MIB), SlicedPool.of(0))));
-        assertEquals("pools[0].max_slice is 0 (a size must be at least 1 byte)",
+        assertEquals(
+                "pools[0].max_slice is 0 (a size must be at least 1 byte)",
                 refusal(MemoryPoolLayout.sliced(SlicedPool.of(MIB).withMaxSlice(0))));
-        assertEquals("pools[1].max_slice (2 MiB) is larger than its page_size (1 MiB)",
-                refusal(MemoryPoolLayout.sliced(SlicedPool.of(MIB), SlicedPool.of(MIB).withMaxSlice(2 * MIB))));
-        assertEquals("pools[0].pages (0) is outside 1..=65535",
+        assertEquals(
+                "pools[1].max_slice (2 MiB) is larger than its page_size (1 MiB)",
+                refusal(MemoryPoolLayout.sliced(
+                        SlicedPool.of(MIB), SlicedPool.of(MIB).withMaxSlice(2 * MIB))));
+        assertEquals(
+                "pools[0].pages (0) is outside 1..=65535",
                 refusal(MemoryPoolLayout.sliced(SlicedPool.of(MIB).withPages(0))));
-        assertEquals("pools[0].pages (70000) is outside 1..=65535",
+        assertEquals(
+                "pools[0].pages (70000) is outside 1..=65535",
                 refusal(MemoryPoolLayout.sliced(SlicedPool.of(MIB).withPages(70_000))));
-        assertEquals("pools[0].page_size (-5) is negative",
-                refusal(MemoryPoolLayout.sliced(SlicedPool.of(-5))));
-        assertEquals("pools[0].page_size (9223372036854775807 B) is larger than 2147483584 B (a direct buffer holds at most 2 GiB)",
+        assertEquals("pools[0].page_size (-5) is negative", refusal(MemoryPoolLayout.sliced(SlicedPool.of(-5))));
+        assertEquals(
+                "pools[0].page_size (9223372036854775807 B) is larger than 2147483584 B (a direct buffer holds at most 2 GiB)",
                 refusal(MemoryPoolLayout.sliced(SlicedPool.of(Long.MAX_VALUE))));
-        assertEquals("pools[0].page_size (4 GiB) is larger than 2147483584 B (a direct buffer holds at most 2 GiB)",
+        assertEquals(
+                "pools[0].page_size (4 GiB) is larger than 2147483584 B (a direct buffer holds at most 2 GiB)",
                 refusal(MemoryPoolLayout.sliced(SlicedPool.of(4 * GIB))));
-        assertEquals("max_page_size (512 KiB) is outside 1 MiB..2147483584 B (a direct buffer holds at most 2 GiB)",
+        assertEquals(
+                "max_page_size (512 KiB) is outside 1 MiB..2147483584 B (a direct buffer holds at most 2 GiB)",
                 refusal(new MemoryPoolLayout.SubSlices(OptionalLong.of(512 * KIB))));
     }
 
     @Test
     void check_names_every_rounded_size_of_a_ladder_in_bytes_too() {
-        assertEquals("exclusive, max_alloc 50.3 KiB (51520 B), dealloc_period 10000",
-                LayoutPrinter.describe(new dev.pools.memory.PoolSpec.Exclusive(51_520, 10_000)));
-        assertEquals("sliced, page_size 16 MiB, max_slice 2 MiB, no cap",
-                LayoutPrinter.describe(new dev.pools.memory.PoolSpec.Sliced(16 << 20, 2 << 20, dev.pools.memory.PoolSpec.UNCAPPED)));
+        assertEquals(
+                "exclusive, max_alloc 50.3 KiB (51520 B), dealloc_period 10000",
+                LayoutPrinter.describe(new PoolSpec.Exclusive(51_520, 10_000)));
+        assertEquals(
+                "sliced, page_size 16 MiB, max_slice 2 MiB, no cap",
+                LayoutPrinter.describe(new PoolSpec.Sliced(16 << 20, 2 << 20, PoolSpec.UNCAPPED)));
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import dev.pools.layout.Layouts;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,8 @@ class ExclusiveAndDirectPoolTest {
         // avg = 0.99 * 512 KiB + 0.01 * 1000 = 519,050.88 -> page of roundUp(519,051) = 519,104 bytes
         assertEquals(519_104, a.usage().bytesReserved());
         ByteBuffer big = a.allocate(MIB, 0);
-        assertEquals(519_104 + MIB, a.usage().bytesReserved(), "a request above the average gets a page of its own size");
+        assertEquals(
+                519_104 + MIB, a.usage().bytesReserved(), "a request above the average gets a page of its own size");
         assertEquals(2, a.reports().get(0).pages());
         assertEquals(2, a.usage().numberAllocs());
         a.release(small);
@@ -42,19 +44,19 @@ class ExclusiveAndDirectPoolTest {
     @Test
     void reuse_takes_the_fitting_free_page_with_the_lowest_free_count() {
         PoolAllocator a = exclusive(MIB, 10); // ages free pages every 2 reservations
-        ExclusivePool pool = pool(a);          // reservation 1: page S (small, free_count 4 -> 3 on reuse below)
-        ByteBuffer p = a.allocate(MIB, 0);     // 2: page P, tick (S is free: 4 -> 5, released)
+        ExclusivePool pool = pool(a); // reservation 1: page S (small, free_count 4 -> 3 on reuse below)
+        ByteBuffer p = a.allocate(MIB, 0); // 2: page P, tick (S is free: 4 -> 5, released)
         assertArrayEquals(new int[] {}, pool.freeCounts(), "S reached 5 at the tick and was released");
-        ByteBuffer q = a.allocate(MIB, 0);     // 3: page Q
+        ByteBuffer q = a.allocate(MIB, 0); // 3: page Q
         long qAddress = PoolAllocator.addressOf(q);
-        a.release(q);                          // free [Q:4]
-        q = a.allocate(MIB, 0);                // 4: reuse Q -> 3, tick: nothing free
-        a.release(q);                          // free [Q:3]
-        q = a.allocate(MIB, 0);                // 5: reuse Q -> 2
-        a.release(q);                          // free [Q:2]
-        a.release(p);                          // free [P:4, Q:2]
+        a.release(q); // free [Q:4]
+        q = a.allocate(MIB, 0); // 4: reuse Q -> 3, tick: nothing free
+        a.release(q); // free [Q:3]
+        q = a.allocate(MIB, 0); // 5: reuse Q -> 2
+        a.release(q); // free [Q:2]
+        a.release(p); // free [P:4, Q:2]
         assertArrayEquals(new int[] {4, 2}, pool.freeCounts());
-        ByteBuffer r = a.allocate(MIB, 0);     // 6: both fit; Q has the lower count -> Q (2 -> 1); tick: P 4 -> 5, released
+        ByteBuffer r = a.allocate(MIB, 0); // 6: both fit; Q has the lower count -> Q (2 -> 1); tick: P 4 -> 5, released
         assertEquals(qAddress, PoolAllocator.addressOf(r));
         assertArrayEquals(new int[] {}, pool.freeCounts());
         assertEquals(1, a.reports().get(0).pages());
@@ -65,10 +67,10 @@ class ExclusiveAndDirectPoolTest {
     @Test
     void free_pages_age_every_fifth_of_the_period_and_go_at_five() {
         PoolAllocator a = exclusive(MIB, 50); // ages every 10 reservations
-        ExclusivePool pool = pool(a);        // reservation 1: page S, released again: free [S:4]
+        ExclusivePool pool = pool(a); // reservation 1: page S, released again: free [S:4]
         ByteBuffer[] held = new ByteBuffer[8];
         for (int i = 0; i < held.length; i++) {
-            held[i] = a.allocate(MIB, 0);    // reservations 2..9: too big for S, new pages
+            held[i] = a.allocate(MIB, 0); // reservations 2..9: too big for S, new pages
         }
         assertArrayEquals(new int[] {4}, pool.freeCounts());
         assertEquals(9, a.reports().get(0).pages());
@@ -143,13 +145,21 @@ class ExclusiveAndDirectPoolTest {
     @Test
     void requests_larger_than_any_page_take_the_exhausted_path_in_every_layout() {
         int size = (int) Sizes.MAX_PAGE + 1;
-        for (List<PoolSpec> layout : List.of(List.<PoolSpec>of(new PoolSpec.Direct()), List.<PoolSpec>of(new PoolSpec.Exclusive(MIB, 100)),
-                dev.pools.layout.Layouts.subSlices(1L << 30), List.<PoolSpec>of(new PoolSpec.Sliced(MIB, MIB, PoolSpec.UNCAPPED)))) {
+        for (List<PoolSpec> layout : List.of(
+                List.<PoolSpec>of(new PoolSpec.Direct()),
+                List.<PoolSpec>of(new PoolSpec.Exclusive(MIB, 100)),
+                Layouts.subSlices(1L << 30),
+                List.<PoolSpec>of(new PoolSpec.Sliced(MIB, MIB, PoolSpec.UNCAPPED)))) {
             int[] refused = {0};
-            PoolAllocator a = new PoolAllocator(layout, new PoolAllocator.Options(false, true),
-                    (s, site, reason, fellBack) -> refused[0]++, new CallSites());
-            OutOfMemoryError e = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class, () -> a.allocate(size, 0));
-            assertEquals("pools: cannot serve 2147483585 B: 2.0 GiB (2147483585 B) is larger than a pool page can be (2147483584 B)",
+            PoolAllocator a = new PoolAllocator(
+                    layout,
+                    new PoolAllocator.Options(false, true),
+                    (s, site, reason, fellBack) -> refused[0]++,
+                    new CallSites());
+            OutOfMemoryError e =
+                    org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class, () -> a.allocate(size, 0));
+            assertEquals(
+                    "pools: cannot serve 2147483585 B: 2.0 GiB (2147483585 B) is larger than a pool page can be (2147483584 B)",
                     e.getMessage());
             assertEquals(1, refused[0], "the refusal is recorded");
             assertEquals(0, a.usage().numberAllocs());

@@ -23,8 +23,11 @@ class ExhaustionTest {
     @ValueSource(booleans = {true, false})
     void a_full_pool_of_unreachable_buffers_serves_every_request(boolean fail) {
         for (int run = 0; run < RUNS; run++) {
-            PoolAllocator pools = new PoolAllocator(List.of(new PoolSpec.Sliced(32 * MIB, 32 * MIB, 1)),
-                    new PoolAllocator.Options(false, fail), AllocationListener.NONE, new CallSites());
+            PoolAllocator pools = new PoolAllocator(
+                    List.of(new PoolSpec.Sliced(32 * MIB, 32 * MIB, 1)),
+                    new PoolAllocator.Options(false, fail),
+                    AllocationListener.NONE,
+                    new CallSites());
             for (int i = 0; i < BUFFERS; i++) {
                 ByteBuffer b = pools.allocate(30 * MIB, 0);
                 b.put(0, (byte) 1); // used, then dropped

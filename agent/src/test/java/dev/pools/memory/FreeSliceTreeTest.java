@@ -22,7 +22,10 @@ class FreeSliceTreeTest {
         for (int step = 0; step < 20_000; step++) {
             int op = random.nextInt(4);
             if (op == 0 || model.isEmpty()) {
-                Slice s = new Slice(pages[random.nextInt(pages.length)], random.nextInt(1 << 20) * 64, (1 + random.nextInt(4096)) * 64);
+                Slice s = new Slice(
+                        pages[random.nextInt(pages.length)],
+                        random.nextInt(1 << 20) * 64,
+                        (1 + random.nextInt(4096)) * 64);
                 if (model.stream().anyMatch(m -> m.key() == s.key())) {
                     continue;
                 }

@@ -8,12 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.pools.api.InstallMemoryPoolsException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 class InstallTest {
 
     private static final List<PoolSpec> FIRST = List.of(new PoolSpec.Sliced(1 << 20, 1 << 16, PoolSpec.UNCAPPED));
-    private static final List<PoolSpec> SECOND = List.of(new PoolSpec.Sliced(1 << 22, 1 << 22, 4), new PoolSpec.Direct());
+    private static final List<PoolSpec> SECOND =
+            List.of(new PoolSpec.Sliced(1 << 22, 1 << 22, 4), new PoolSpec.Direct());
 
     @Test
     void install_is_refused_while_a_slice_is_live_and_accepted_after_its_release() throws Exception {
@@ -59,8 +63,8 @@ class InstallTest {
         PoolAllocator pools = new PoolAllocator(FIRST);
         int threads = 2;
         Thread[] workers = new Thread[threads];
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int t = 0; t < threads; t++) {
             workers[t] = new Thread(() -> {
                 try {
@@ -68,7 +72,7 @@ class InstallTest {
                         ByteBuffer b = pools.allocate(512, 0);
                         b.putInt(0, 42);
                         assertTrue(pools.release(b));
-                        java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                        LockSupport.parkNanos(20_000);
                     }
                 } catch (Throwable x) {
                     failure.set(x);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -43,14 +44,19 @@ class MeasureThenCapTest {
      */
     static int size(Random random) {
         switch (random.nextInt(3)) {
-            case 0: return 1 + random.nextInt(4 * KIB);
-            case 1: return 4 * KIB + 1 + random.nextInt(60 * KIB);
-            default: return 64 * KIB + 1 + random.nextInt(192 * KIB);
+            case 0:
+                return 1 + random.nextInt(4 * KIB);
+            case 1:
+                return 4 * KIB + 1 + random.nextInt(60 * KIB);
+            default:
+                return 64 * KIB + 1 + random.nextInt(192 * KIB);
         }
     }
 
     static List<PoolSpec> layout(long cap0, long cap1, long cap2) {
-        return List.of(new PoolSpec.Sliced(64 * KIB, 4 * KIB, cap0), new PoolSpec.Sliced(512 * KIB, 64 * KIB, cap1),
+        return List.of(
+                new PoolSpec.Sliced(64 * KIB, 4 * KIB, cap0),
+                new PoolSpec.Sliced(512 * KIB, 64 * KIB, cap1),
                 new PoolSpec.Sliced(2 * MIB, 512 * KIB, cap2));
     }
 
@@ -80,7 +86,8 @@ class MeasureThenCapTest {
     }
 
     static PoolAllocator failing(List<PoolSpec> layout) {
-        return new PoolAllocator(layout, new PoolAllocator.Options(false, true), AllocationListener.NONE, new CallSites());
+        return new PoolAllocator(
+                layout, new PoolAllocator.Options(false, true), AllocationListener.NONE, new CallSites());
     }
 
     @Test
@@ -100,7 +107,8 @@ class MeasureThenCapTest {
             PoolAllocator capped = failing(layout(peaks[0], peaks[1], peaks[2]));
             int[] replayed = run(capped, script, refused);
             assertEquals(0, refused[0], "no refusal under the measured caps (seed " + seed + ")");
-            org.junit.jupiter.api.Assertions.assertArrayEquals(measured, replayed, "no spill: every allocation lands where it did");
+            org.junit.jupiter.api.Assertions.assertArrayEquals(
+                    measured, replayed, "no spill: every allocation lands where it did");
             List<PoolReport> after = capped.reports();
             for (int p = 0; p < 3; p++) {
                 assertEquals(peaks[p], after.get(p).pagesPeak(), "pool " + p + " reaches its cap exactly");
@@ -115,8 +123,9 @@ class MeasureThenCapTest {
                 PoolAllocator tooTight = failing(layout(caps[0], caps[1], caps[2]));
                 int[] tightRefused = new int[1];
                 int[] placed = run(tooTight, script, tightRefused);
-                boolean moved = !java.util.Arrays.equals(measured, placed);
-                assertTrue(moved || tightRefused[0] > 0,
+                boolean moved = !Arrays.equals(measured, placed);
+                assertTrue(
+                        moved || tightRefused[0] > 0,
                         "one page less on pool " + tight + " must spill or refuse (seed " + seed + ")");
             }
         }

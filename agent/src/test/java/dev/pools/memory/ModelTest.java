@@ -3,7 +3,6 @@ package dev.pools.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.pools.layout.Layouts;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +28,10 @@ class ModelTest {
     private static final int ROUNDS = 3;
     private static final int OPS_PER_ROUND = 1500;
 
-    enum Release { GC, CLOSE }
+    enum Release {
+        GC,
+        CLOSE
+    }
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
@@ -44,13 +46,12 @@ class ModelTest {
     }
 
     /** One buffer the model holds: the pattern it was filled with, and whether a pool served it. */
-    record Held(ByteBuffer buffer, long pattern, boolean pooled) {
-    }
+    record Held(ByteBuffer buffer, long pattern, boolean pooled) {}
 
     @ParameterizedTest(name = "{0}, release {2}, {3} threads")
     @MethodSource("cases")
-    void pools_in_use_equal_the_model_after_every_collection(String name, List<PoolSpec> layout, Release release, int threads)
-            throws Exception {
+    void pools_in_use_equal_the_model_after_every_collection(
+            String name, List<PoolSpec> layout, Release release, int threads) throws Exception {
         PoolAllocator pools = new PoolAllocator(layout);
         List<List<Held>> held = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReachabilityTest {
 
-    private final PoolAllocator pools = new PoolAllocator(List.of(new PoolSpec.Sliced(1 << 20, 1 << 20, PoolSpec.UNCAPPED)));
+    private final PoolAllocator pools =
+            new PoolAllocator(List.of(new PoolSpec.Sliced(1 << 20, 1 << 20, PoolSpec.UNCAPPED)));
 
     /** Allocates, keeps only {@code view}'s result, and lets the original buffer go out of reach. */
     private <V extends Buffer> V onlyAView(Function<ByteBuffer, V> view, long[] address) {
@@ -87,7 +89,7 @@ class ReachabilityTest {
     @Test
     void views_write_into_the_slice_and_read_back_after_collections() throws InterruptedException {
         long[] address = new long[1];
-        java.nio.FloatBuffer floats = onlyAView(b -> b.asFloatBuffer(), address);
+        FloatBuffer floats = onlyAView(b -> b.asFloatBuffer(), address);
         for (int i = 0; i < floats.capacity(); i++) {
             floats.put(i, i * 0.5f);
         }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,8 @@ class SlicingPoolTest {
     }
 
     static PoolAllocator failing(PoolSpec... specs) {
-        return new PoolAllocator(List.of(specs), new PoolAllocator.Options(false, true), AllocationListener.NONE, new CallSites());
+        return new PoolAllocator(
+                List.of(specs), new PoolAllocator.Options(false, true), AllocationListener.NONE, new CallSites());
     }
 
     /** Pool index, page index and offset of a buffer. */
@@ -76,7 +78,8 @@ class SlicingPoolTest {
 
     @Test
     void an_uncapped_pool_grows_instead_of_spilling() {
-        PoolAllocator a = failing(sliced(MIB, 512 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 4 * MIB, PoolSpec.UNCAPPED));
+        PoolAllocator a =
+                failing(sliced(MIB, 512 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 4 * MIB, PoolSpec.UNCAPPED));
         a.allocate(512 * KIB, 0);
         a.allocate(512 * KIB, 0);
         ByteBuffer third = a.allocate(512 * KIB, 0);
@@ -96,17 +99,23 @@ class SlicingPoolTest {
         assertFalse(uncapped.acceptsAsLastResort(819 * KIB), "leaves 205 KiB: (1024-819)*5 = 1025 >= 1024");
         assertTrue(uncapped.acceptsAsLastResort(MIB));
         assertFalse(uncapped.acceptsAsLastResort(MIB + 1));
-        assertFalse(capped.accepts(900 * KIB) || capped.acceptsAsLastResort(900 * KIB),
+        assertFalse(
+                capped.accepts(900 * KIB) || capped.acceptsAsLastResort(900 * KIB),
                 "a capped pool keeps page-sized strays out of its budget");
         assertTrue(capped.accepts(64 * KIB));
     }
 
     @Test
     void a_near_page_size_goes_to_a_later_pool_that_takes_it_and_to_the_near_page_pool_only_as_a_last_resort() {
-        PoolAllocator both = failing(sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 2 * MIB, PoolSpec.UNCAPPED));
+        PoolAllocator both =
+                failing(sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 2 * MIB, PoolSpec.UNCAPPED));
         assertEquals(1, at(both, both.allocate(900 * KIB, 0))[0], "the second pool takes 900 KiB by its size class");
-        PoolAllocator alone = failing(sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 512 * KIB, PoolSpec.UNCAPPED));
-        assertEquals(0, at(alone, alone.allocate(900 * KIB, 0))[0], "no pool takes 900 KiB by size: the near-page rule does");
+        PoolAllocator alone =
+                failing(sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED), sliced(4 * MIB, 512 * KIB, PoolSpec.UNCAPPED));
+        assertEquals(
+                0,
+                at(alone, alone.allocate(900 * KIB, 0))[0],
+                "no pool takes 900 KiB by size: the near-page rule does");
         assertEquals(1, alone.reports().get(0).pages());
     }
 
@@ -138,7 +147,7 @@ class SlicingPoolTest {
         assertEquals(1000, b.capacity());
         assertEquals(0, b.position());
         assertEquals(1000, b.limit());
-        assertEquals(java.nio.ByteOrder.BIG_ENDIAN, b.order());
+        assertEquals(ByteOrder.BIG_ENDIAN, b.order());
         assertFalse(b.isReadOnly());
         for (int i = 0; i < 1000; i++) {
             b.put(i, (byte) 0x7F);
@@ -197,8 +206,8 @@ class SlicingPoolTest {
     @Test
     void a_size_no_pool_takes_is_exhausted_with_a_message_naming_it() {
         PoolAllocator a = failing(sliced(MIB, 64 * KIB, 2));
-        OutOfMemoryError e = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
-                () -> a.allocate(2 * MIB, 0));
+        OutOfMemoryError e =
+                org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class, () -> a.allocate(2 * MIB, 0));
         assertTrue(e.getMessage().contains("no pool takes 2 MiB (2097152 B) requests"), e.getMessage());
     }
 
@@ -207,10 +216,12 @@ class SlicingPoolTest {
         PoolAllocator a = failing(sliced(MIB, 512 * KIB, 1));
         ByteBuffer keep1 = a.allocate(512 * KIB, 0);
         ByteBuffer keep2 = a.allocate(512 * KIB, 0);
-        OutOfMemoryError e = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
-                () -> a.allocate(1000, 0));
+        OutOfMemoryError e =
+                org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class, () -> a.allocate(1000, 0));
         assertTrue(e.getMessage().contains("cannot serve 1000 B"), e.getMessage());
-        assertTrue(e.getMessage().contains("pool 0 sliced (1 MiB pages, slices up to 512 KiB): 1/1 pages"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("pool 0 sliced (1 MiB pages, slices up to 512 KiB): 1/1 pages"),
+                e.getMessage());
         assertNotNull(keep1);
         assertNotNull(keep2);
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,18 +31,20 @@ class StressTest {
 
     static List<Object[]> layouts() {
         return List.of(
-                new Object[] {"sliced", List.of(
-                        new PoolSpec.Sliced(256 * KIB, 4 * KIB, 8),
-                        new PoolSpec.Sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED),
-                        new PoolSpec.Sliced(4 * MIB, 4 * MIB, PoolSpec.UNCAPPED))},
+                new Object[] {
+                    "sliced",
+                    List.of(
+                            new PoolSpec.Sliced(256 * KIB, 4 * KIB, 8),
+                            new PoolSpec.Sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED),
+                            new PoolSpec.Sliced(4 * MIB, 4 * MIB, PoolSpec.UNCAPPED))
+                },
                 new Object[] {"direct", List.of(new PoolSpec.Direct())},
                 new Object[] {"sub-slices", Layouts.subSlices(64 * MIB)},
                 new Object[] {"exclusive-pages", Layouts.exclusivePages(4 * MIB)});
     }
 
     /** What the test itself knows about one live buffer. */
-    record Live(ByteBuffer buffer, long pattern, boolean pooled) {
-    }
+    record Live(ByteBuffer buffer, long pattern, boolean pooled) {}
 
     static long sizeFor(Random random) {
         // log-uniform from 1 B to 512 KiB, with some exact multiples of 64
@@ -64,7 +67,8 @@ class StressTest {
         int i = 0;
         for (; i + 8 <= b.capacity(); i += 8) {
             if (b.getLong(i) != (pattern ^ i)) {
-                throw new AssertionError("pattern " + Long.toHexString(pattern) + " broken at byte " + i + " of " + b.capacity());
+                throw new AssertionError(
+                        "pattern " + Long.toHexString(pattern) + " broken at byte " + i + " of " + b.capacity());
             }
         }
         for (; i < b.capacity(); i++) {
@@ -84,7 +88,8 @@ class StressTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("layouts")
-    void concurrent_random_allocations_never_overlap_and_are_accounted_exactly(String name, List<PoolSpec> layout) throws Exception {
+    void concurrent_random_allocations_never_overlap_and_are_accounted_exactly(String name, List<PoolSpec> layout)
+            throws Exception {
         PoolAllocator pools = new PoolAllocator(layout);
         int threads = 4;
         int rounds = 3;
@@ -93,61 +98,63 @@ class StressTest {
         AtomicLong liveBytes = new AtomicLong();
         AtomicLong pooledCount = new AtomicLong();
         CyclicBarrier barrier = new CyclicBarrier(threads + 1);
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         AtomicLong ids = new AtomicLong();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             long seed = 1000 + t;
-            Thread w = new Thread(() -> {
-                Random random = new Random(seed);
-                List<Long> mine = new ArrayList<>();
-                try {
-                    for (int round = 0; round < rounds; round++) {
-                        for (int op = 0; op < opsPerRound; op++) {
-                            if (mine.isEmpty() || (mine.size() < 64 && random.nextInt(100) < 55)) {
-                                int size = (int) sizeFor(random);
-                                ByteBuffer b = pools.allocate(size, 0);
-                                assertEquals(size, b.capacity());
-                                assertEquals(0, PoolAllocator.addressOf(b) % 64);
-                                checkZero(b);
-                                long id = ids.incrementAndGet();
-                                long pattern = id * 0x9E3779B97F4A7C15L;
-                                fill(b, pattern);
-                                boolean pooled = pools.locate(b) != null;
-                                live.put(id, new Live(b, pattern, pooled));
-                                if (pooled) {
-                                    liveBytes.addAndGet(size);
-                                    pooledCount.incrementAndGet();
+            Thread w = new Thread(
+                    () -> {
+                        Random random = new Random(seed);
+                        List<Long> mine = new ArrayList<>();
+                        try {
+                            for (int round = 0; round < rounds; round++) {
+                                for (int op = 0; op < opsPerRound; op++) {
+                                    if (mine.isEmpty() || (mine.size() < 64 && random.nextInt(100) < 55)) {
+                                        int size = (int) sizeFor(random);
+                                        ByteBuffer b = pools.allocate(size, 0);
+                                        assertEquals(size, b.capacity());
+                                        assertEquals(0, PoolAllocator.addressOf(b) % 64);
+                                        checkZero(b);
+                                        long id = ids.incrementAndGet();
+                                        long pattern = id * 0x9E3779B97F4A7C15L;
+                                        fill(b, pattern);
+                                        boolean pooled = pools.locate(b) != null;
+                                        live.put(id, new Live(b, pattern, pooled));
+                                        if (pooled) {
+                                            liveBytes.addAndGet(size);
+                                            pooledCount.incrementAndGet();
+                                        }
+                                        mine.add(id);
+                                    } else {
+                                        Long id = mine.remove(random.nextInt(mine.size()));
+                                        Live l = live.remove(id);
+                                        check(l.buffer, l.pattern);
+                                        if (l.pooled) {
+                                            liveBytes.addAndGet(-l.buffer.capacity());
+                                            pooledCount.decrementAndGet();
+                                            assertTrue(pools.release(l.buffer));
+                                        }
+                                    }
                                 }
-                                mine.add(id);
-                            } else {
-                                Long id = mine.remove(random.nextInt(mine.size()));
+                                barrier.await(); // quiet point: the main thread checks
+                                barrier.await();
+                            }
+                            for (Long id : mine) {
                                 Live l = live.remove(id);
                                 check(l.buffer, l.pattern);
                                 if (l.pooled) {
                                     liveBytes.addAndGet(-l.buffer.capacity());
                                     pooledCount.decrementAndGet();
-                                    assertTrue(pools.release(l.buffer));
+                                    pools.release(l.buffer);
                                 }
                             }
+                        } catch (Throwable x) {
+                            failures.add(x);
+                            barrier.reset();
                         }
-                        barrier.await();   // quiet point: the main thread checks
-                        barrier.await();
-                    }
-                    for (Long id : mine) {
-                        Live l = live.remove(id);
-                        check(l.buffer, l.pattern);
-                        if (l.pooled) {
-                            liveBytes.addAndGet(-l.buffer.capacity());
-                            pooledCount.decrementAndGet();
-                            pools.release(l.buffer);
-                        }
-                    }
-                } catch (Throwable x) {
-                    failures.add(x);
-                    barrier.reset();
-                }
-            }, "stress-" + t);
+                    },
+                    "stress-" + t);
             workers.add(w);
             w.start();
         }

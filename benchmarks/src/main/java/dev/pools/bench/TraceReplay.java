@@ -3,6 +3,8 @@ package dev.pools.bench;
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.Layouts;
+import dev.pools.memory.AllocationListener;
+import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
 import dev.pools.memory.PoolSpec;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Random;
 
 /**
@@ -33,8 +36,7 @@ import java.util.Random;
 public final class TraceReplay {
 
     /** One operation of a trace: a positive size allocates (id = index), a negative number releases allocation {@code -op - 1}. */
-    record Trace(String name, long[] ops) {
-    }
+    record Trace(String name, long[] ops) {}
 
     record Result(String layout, long peakReserved, long peakInUse) {
         double ratio() {
@@ -53,7 +55,8 @@ public final class TraceReplay {
         System.out.printf(Locale.ROOT, "%n%s: %d operations%n", trace.name(), trace.ops().length);
         System.out.printf(Locale.ROOT, "  %-52s %14s %14s %8s%n", "layout", "peak reserved", "peak in use", "ratio");
         for (Result r : results) {
-            System.out.printf(Locale.ROOT, "  %-52s %14d %14d %8.2f%n", r.layout(), r.peakReserved(), r.peakInUse(), r.ratio());
+            System.out.printf(
+                    Locale.ROOT, "  %-52s %14d %14d %8.2f%n", r.layout(), r.peakReserved(), r.peakInUse(), r.ratio());
         }
     }
 
@@ -61,8 +64,12 @@ public final class TraceReplay {
         long p = Layouts.GIB;
         List<Result> out = new ArrayList<>();
         out.add(replayJdk(trace));
-        out.add(replay(trace, "sub-slices (max_page_size 1 GiB)", Layouts.compile(new MemoryPoolLayout.SubSlices(), p)));
-        out.add(replay(trace, "exclusive-pages (max_page_size 1 GiB)", Layouts.compile(new MemoryPoolLayout.ExclusivePages(), p)));
+        out.add(replay(
+                trace, "sub-slices (max_page_size 1 GiB)", Layouts.compile(new MemoryPoolLayout.SubSlices(), p)));
+        out.add(replay(
+                trace,
+                "exclusive-pages (max_page_size 1 GiB)",
+                Layouts.compile(new MemoryPoolLayout.ExclusivePages(), p)));
         out.add(replay(trace, "direct", List.of(new PoolSpec.Direct())));
         PoolAllocator measured = new PoolAllocator(growable);
         Result measuring = replay(trace, "sliced, growable " + describe(growable), measured, growable);
@@ -71,7 +78,8 @@ public final class TraceReplay {
         List<PoolReport> reports = measured.reports();
         for (int i = 0; i < growable.size(); i++) {
             PoolSpec.Sliced s = (PoolSpec.Sliced) growable.get(i);
-            capped.add(new PoolSpec.Sliced(s.pageSize(), s.maxSlice(), Math.max(1, reports.get(i).pagesPeak())));
+            capped.add(new PoolSpec.Sliced(
+                    s.pageSize(), s.maxSlice(), Math.max(1, reports.get(i).pagesPeak())));
         }
         out.add(replay(trace, "sliced, capped at the measured peaks", capped));
         out.add(best(trace));
@@ -95,7 +103,8 @@ public final class TraceReplay {
             for (long small : new long[] {256 * 1024, 1024 * 1024, 4 * 1024 * 1024}) {
                 for (long slice : new long[] {16 * 1024, 64 * 1024, 256 * 1024}) {
                     if (slice < small && small < page) {
-                        candidates.add(List.of(new PoolSpec.Sliced(small, slice, PoolSpec.UNCAPPED),
+                        candidates.add(List.of(
+                                new PoolSpec.Sliced(small, slice, PoolSpec.UNCAPPED),
                                 new PoolSpec.Sliced(page, roundUp(largest, 64), PoolSpec.UNCAPPED)));
                     }
                 }
@@ -121,7 +130,11 @@ public final class TraceReplay {
         StringBuilder b = new StringBuilder();
         for (PoolSpec s : sliced) {
             PoolSpec.Sliced x = (PoolSpec.Sliced) s;
-            b.append(b.length() == 0 ? "" : ",").append(x.pageSize() >> 10).append("K/").append(x.maxSlice() >> 10).append('K');
+            b.append(b.length() == 0 ? "" : ",")
+                    .append(x.pageSize() >> 10)
+                    .append("K/")
+                    .append(x.maxSlice() >> 10)
+                    .append('K');
         }
         return b.toString();
     }
@@ -136,8 +149,12 @@ public final class TraceReplay {
     }
 
     static Result replay(Trace trace, String name, List<PoolSpec> layout) {
-        return replay(trace, name, new PoolAllocator(layout, new PoolAllocator.Options(false, true), dev.pools.memory.AllocationListener.NONE,
-                new dev.pools.memory.CallSites()), layout);
+        return replay(
+                trace,
+                name,
+                new PoolAllocator(
+                        layout, new PoolAllocator.Options(false, true), AllocationListener.NONE, new CallSites()),
+                layout);
     }
 
     private static Result replay(Trace trace, String name, PoolAllocator pools, List<PoolSpec> layout) {
@@ -172,7 +189,8 @@ public final class TraceReplay {
             }
             Usage u = pools.usage();
             if (u.bytesInUse() != inUse) {
-                throw new AssertionError(name + ": the pools count " + u.bytesInUse() + " B in use, the replay " + inUse);
+                throw new AssertionError(
+                        name + ": the pools count " + u.bytesInUse() + " B in use, the replay " + inUse);
             }
             peakReserved = Math.max(peakReserved, u.bytesReserved());
             peakInUse = Math.max(peakInUse, inUse);
@@ -184,7 +202,9 @@ public final class TraceReplay {
     /** The JDK's own direct memory: allocateDirect, freed at release; reserved as its "direct" buffer pool reports it. */
     static Result replayJdk(Trace trace) throws Exception {
         BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-                .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+                .filter(b -> b.getName().equals("direct"))
+                .findFirst()
+                .orElseThrow();
         Method invokeCleaner = Class.forName("sun.misc.Unsafe").getMethod("invokeCleaner", ByteBuffer.class);
         java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
         f.setAccessible(true);
@@ -231,7 +251,9 @@ public final class TraceReplay {
         for (Integer at : index.values()) {
             ops.add(-1L - at);
         }
-        return new Trace(file.getFileName().toString(), ops.stream().mapToLong(Long::longValue).toArray());
+        return new Trace(
+                file.getFileName().toString(),
+                ops.stream().mapToLong(Long::longValue).toArray());
     }
 
     /**
@@ -242,14 +264,17 @@ public final class TraceReplay {
     static void writeSynthetic(Path file, int allocations, long seed) throws IOException {
         Random random = new Random(seed);
         StringBuilder b = new StringBuilder("# pools trace v1 (synthetic mix, seed " + seed + ")\n");
-        java.util.PriorityQueue<long[]> ends = new java.util.PriorityQueue<>((x, y) -> Long.compare(x[0], y[0]));
+        PriorityQueue<long[]> ends = new PriorityQueue<>((x, y) -> Long.compare(x[0], y[0]));
         for (long id = 1; id <= allocations; id++) {
             while (!ends.isEmpty() && ends.peek()[0] <= id) {
                 b.append("r ").append(ends.poll()[1]).append('\n');
             }
             int kind = random.nextInt(100);
-            long size = kind < 70 ? 64 + random.nextInt(16 * 1024) : kind < 97 ? 64 * 1024 + random.nextInt(960 * 1024)
-                    : 2 * 1024 * 1024 + random.nextInt(6 * 1024 * 1024);
+            long size = kind < 70
+                    ? 64 + random.nextInt(16 * 1024)
+                    : kind < 97
+                            ? 64 * 1024 + random.nextInt(960 * 1024)
+                            : 2 * 1024 * 1024 + random.nextInt(6 * 1024 * 1024);
             b.append("a ").append(id).append(' ').append(size).append(" synthetic\n");
             ends.add(new long[] {id + 1 + (long) (-Math.log(1 - random.nextDouble()) * 40), id});
         }

@@ -1,5 +1,6 @@
 package dev.pools.sample;
 
+import java.util.Arrays;
 import java.util.Random;
 
 /**
@@ -47,7 +48,8 @@ final class Digits {
                 }
             }
             for (int p = 0; p < PIXELS; p++) {
-                images[n * PIXELS + p] = Math.min(1f, images[n * PIXELS + p] + (float) Math.abs(random.nextGaussian()) * 0.3f);
+                images[n * PIXELS + p] =
+                        Math.min(1f, images[n * PIXELS + p] + (float) Math.abs(random.nextGaussian()) * 0.3f);
             }
         }
         return new Digits(images, labels, count);
@@ -55,10 +57,10 @@ final class Digits {
 
     /** Images {@code from} (inclusive) to {@code to} (exclusive), flattened. */
     float[] images(int from, int to) {
-        return java.util.Arrays.copyOfRange(images, from * PIXELS, to * PIXELS);
+        return Arrays.copyOfRange(images, from * PIXELS, to * PIXELS);
     }
 
     float[] labels(int from, int to) {
-        return java.util.Arrays.copyOfRange(labels, from, to);
+        return Arrays.copyOfRange(labels, from, to);
     }
 }

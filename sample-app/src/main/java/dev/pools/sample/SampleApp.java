@@ -55,14 +55,20 @@ public final class SampleApp {
         Digits train = Digits.generate(TRAIN_IMAGES, 1);
         Digits test = Digits.generate(TEST_IMAGES, 2);
         try (NDManager manager = NDManager.newBaseManager("PyTorch");
-             Model model = Model.newInstance("digits", "PyTorch")) {
+                Model model = Model.newInstance("digits", "PyTorch")) {
             model.setBlock(network());
             DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
-                    .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(0.002f)).build());
+                    .optOptimizer(Optimizer.adam()
+                            .optLearningRateTracker(Tracker.fixed(0.002f))
+                            .build());
             try (Trainer trainer = model.newTrainer(config)) {
                 trainer.initialize(new Shape(1, Digits.PIXELS));
-                System.out.printf(Locale.ROOT, "engine %s %s, a network of %d parameters%n", engine.getEngineName(),
-                        engine.getVersion(), parameterCount(model));
+                System.out.printf(
+                        Locale.ROOT,
+                        "engine %s %s, a network of %d parameters%n",
+                        engine.getEngineName(),
+                        engine.getVersion(),
+                        parameterCount(model));
                 double before = infer(trainer, manager, test, "before training");
                 train(trainer, manager, train, epochs);
                 double after = infer(trainer, manager, test, "after training");
@@ -70,7 +76,11 @@ public final class SampleApp {
                 if (leak) {
                     leak(manager, test);
                 }
-                System.out.printf(Locale.ROOT, "accuracy %.1f%% -> %.1f%%, %.1f s in all%n", before * 100, after * 100,
+                System.out.printf(
+                        Locale.ROOT,
+                        "accuracy %.1f%% -> %.1f%%, %.1f s in all%n",
+                        before * 100,
+                        after * 100,
                         (System.nanoTime() - start) / 1e9);
             }
         }
@@ -98,7 +108,8 @@ public final class SampleApp {
     private record Prepared(NDManager owner, NDArray images, NDArray labels) implements AutoCloseable {
         static Prepared of(NDManager parent, float[] images, float[] labels, int size) {
             NDManager owner = parent.newSubManager();
-            return new Prepared(owner, owner.create(images, new Shape(size, Digits.PIXELS)), owner.create(labels, new Shape(size)));
+            return new Prepared(
+                    owner, owner.create(images, new Shape(size, Digits.PIXELS)), owner.create(labels, new Shape(size)));
         }
 
         @Override
@@ -123,13 +134,23 @@ public final class SampleApp {
             }
             try (Prepared b = ready.poll()) {
                 NDArray logits = trainer.evaluate(new NDList(b.images())).singletonOrThrow();
-                correct += logits.argMax(1).toType(b.labels().getDataType(), false).eq(b.labels()).countNonzero().getLong();
+                correct += logits.argMax(1)
+                        .toType(b.labels().getDataType(), false)
+                        .eq(b.labels())
+                        .countNonzero()
+                        .getLong();
             }
             batches++;
         }
         double accuracy = (double) correct / data.count;
-        System.out.printf(Locale.ROOT, "inference %s: %d images in %d batches of 1 to 512, accuracy %.1f%% (%.0f ms)%n", when,
-                data.count, batches, accuracy * 100, (System.nanoTime() - t0) / 1e6);
+        System.out.printf(
+                Locale.ROOT,
+                "inference %s: %d images in %d batches of 1 to 512, accuracy %.1f%% (%.0f ms)%n",
+                when,
+                data.count,
+                batches,
+                accuracy * 100,
+                (System.nanoTime() - t0) / 1e6);
         return accuracy;
     }
 
@@ -140,7 +161,8 @@ public final class SampleApp {
             for (int from = 0; from < data.count; from += 512) {
                 kept.add(Prepared.of(manager, data.images(from, from + 512), data.labels(from, from + 512), 512));
             }
-            System.out.printf(Locale.ROOT, "leak: %d batches kept, %d MiB%n", kept.size(), round * 6L * data.count / 2048);
+            System.out.printf(
+                    Locale.ROOT, "leak: %d batches kept, %d MiB%n", kept.size(), round * 6L * data.count / 2048);
         }
     }
 
@@ -149,9 +171,17 @@ public final class SampleApp {
         long t0 = System.nanoTime();
         try (Prepared all = Prepared.of(manager, data.images, data.labels, data.count)) {
             NDArray logits = trainer.evaluate(new NDList(all.images())).singletonOrThrow();
-            long correct = logits.argMax(1).toType(all.labels().getDataType(), false).eq(all.labels()).countNonzero().getLong();
-            System.out.printf(Locale.ROOT, "inference of all %d test images in one batch: accuracy %.1f%% (%.0f ms)%n", data.count,
-                    100.0 * correct / data.count, (System.nanoTime() - t0) / 1e6);
+            long correct = logits.argMax(1)
+                    .toType(all.labels().getDataType(), false)
+                    .eq(all.labels())
+                    .countNonzero()
+                    .getLong();
+            System.out.printf(
+                    Locale.ROOT,
+                    "inference of all %d test images in one batch: accuracy %.1f%% (%.0f ms)%n",
+                    data.count,
+                    100.0 * correct / data.count,
+                    (System.nanoTime() - t0) / 1e6);
         }
     }
 
@@ -169,7 +199,8 @@ public final class SampleApp {
                 while (ready.size() < PREFETCH && next < steps) {
                     ready.add(gather(manager, data, order, next++ * TRAIN_BATCH));
                 }
-                try (Prepared b = ready.poll(); GradientCollector gradients = trainer.newGradientCollector()) {
+                try (Prepared b = ready.poll();
+                        GradientCollector gradients = trainer.newGradientCollector()) {
                     NDList predictions = trainer.forward(new NDList(b.images()));
                     NDArray batchLoss = trainer.getLoss().evaluate(new NDList(b.labels()), predictions);
                     gradients.backward(batchLoss);
@@ -177,9 +208,21 @@ public final class SampleApp {
                 }
                 trainer.step();
             }
-            System.out.printf(Locale.ROOT, "training epoch %d/%d: %d batches of %d, loss %.3f%n", epoch, epochs, steps, TRAIN_BATCH, loss);
+            System.out.printf(
+                    Locale.ROOT,
+                    "training epoch %d/%d: %d batches of %d, loss %.3f%n",
+                    epoch,
+                    epochs,
+                    steps,
+                    TRAIN_BATCH,
+                    loss);
         }
-        System.out.printf(Locale.ROOT, "training %d images x %d epochs (%.0f ms)%n", data.count, epochs, (System.nanoTime() - t0) / 1e6);
+        System.out.printf(
+                Locale.ROOT,
+                "training %d images x %d epochs (%.0f ms)%n",
+                data.count,
+                epochs,
+                (System.nanoTime() - t0) / 1e6);
     }
 
     private static Prepared gather(NDManager manager, Digits data, int[] order, int from) {

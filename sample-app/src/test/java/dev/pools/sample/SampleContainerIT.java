@@ -40,10 +40,14 @@ class SampleContainerIT {
 
     @BeforeAll
     static void engineAndImage() {
-        Requirements.require(DockerClientFactory.instance().isDockerAvailable(), "A Docker engine (containers/docker-start.sh)");
+        Requirements.require(
+                DockerClientFactory.instance().isDockerAvailable(), "A Docker engine (containers/docker-start.sh)");
         boolean image;
         try {
-            DockerClientFactory.instance().client().inspectImageCmd(IMAGE.asCanonicalNameString()).exec();
+            DockerClientFactory.instance()
+                    .client()
+                    .inspectImageCmd(IMAGE.asCanonicalNameString())
+                    .exec();
             image = true;
         } catch (NotFoundException e) {
             image = false;
@@ -55,15 +59,21 @@ class SampleContainerIT {
     static final class Exited extends StartupCheckStrategy {
         @Override
         public StartupStatus checkStartupState(DockerClient client, String containerId) {
-            return DockerStatus.isContainerStopped(getCurrentState(client, containerId)) ? StartupStatus.SUCCESSFUL
+            return DockerStatus.isContainerStopped(getCurrentState(client, containerId))
+                    ? StartupStatus.SUCCESSFUL
                     : StartupStatus.NOT_YET_KNOWN;
         }
     }
 
     private GenericContainer<?> sample(long memory, String layout, String... appArgs) throws Exception {
         Path cache = Files.createDirectories(TARGET.resolve("container-djl-cache"));
-        List<String> cmd = new ArrayList<>(List.of("java", "-javaagent:/pools/pools.jar=" + layout, "-Dai.djl.offline=true",
-                "-XX:MaxDirectMemorySize=4g", "-jar", "/app/sample-app.jar"));
+        List<String> cmd = new ArrayList<>(List.of(
+                "java",
+                "-javaagent:/pools/pools.jar=" + layout,
+                "-Dai.djl.offline=true",
+                "-XX:MaxDirectMemorySize=4g",
+                "-jar",
+                "/app/sample-app.jar"));
         cmd.addAll(List.of(appArgs));
         return new GenericContainer<>(IMAGE)
                 .withImagePullPolicy(name -> false)
@@ -74,12 +84,19 @@ class SampleContainerIT {
                 .withFileSystemBind(cache.toString(), "/cache", BindMode.READ_WRITE)
                 .withEnv("ENGINE_CACHE_DIR", "/cache")
                 .withWorkingDirectory("/work")
-                .withCreateContainerCmdModifier(c -> c.getHostConfig().withMemory(memory).withMemorySwap(memory).withNetworkMode("none"))
+                .withCreateContainerCmdModifier(c -> c.getHostConfig()
+                        .withMemory(memory)
+                        .withMemorySwap(memory)
+                        .withNetworkMode("none"))
                 .withCommand(cmd.toArray(String[]::new));
     }
 
     private static InspectContainerResponse.ContainerState state(GenericContainer<?> c) {
-        return DockerClientFactory.instance().client().inspectContainerCmd(c.getContainerId()).exec().getState();
+        return DockerClientFactory.instance()
+                .client()
+                .inspectContainerCmd(c.getContainerId())
+                .exec()
+                .getState();
     }
 
     private Forked.Result report(String recording) throws Exception {
@@ -111,7 +128,11 @@ class SampleContainerIT {
                 Thread.sleep(100);
             }
             assertTrue(c.getLogs().contains("training epoch 2/40"), c.getLogs());
-            DockerClientFactory.instance().client().stopContainerCmd(c.getContainerId()).withTimeout(20).exec();
+            DockerClientFactory.instance()
+                    .client()
+                    .stopContainerCmd(c.getContainerId())
+                    .withTimeout(20)
+                    .exec();
             InspectContainerResponse.ContainerState s = state(c);
             assertEquals(143L, s.getExitCodeLong(), "ended by SIGTERM, not killed: " + c.getLogs());
             assertTrue(!c.getLogs().contains("training epoch 40/40"), "stopped in the middle");
@@ -128,12 +149,17 @@ class SampleContainerIT {
                 .withStartupCheckStrategy(new Exited().withTimeout(Duration.ofMinutes(3)))) {
             c.start();
             InspectContainerResponse.ContainerState s = state(c);
-            assertEquals(137L, s.getExitCodeLong(), "uncapped, the leak grows until the kernel kills the container: " + c.getLogs());
+            assertEquals(
+                    137L,
+                    s.getExitCodeLong(),
+                    "uncapped, the leak grows until the kernel kills the container: " + c.getLogs());
             assertEquals(Boolean.TRUE, s.getOOMKilled());
             assertTrue(c.getLogs().contains("leak: "), c.getLogs());
         }
-        Files.writeString(work.resolve("capped-fail.yaml"),
-                Files.readString(LAYOUTS.resolve("capped.yaml")).replace("on_exhausted: fallback", "on_exhausted: fail"));
+        Files.writeString(
+                work.resolve("capped-fail.yaml"),
+                Files.readString(LAYOUTS.resolve("capped.yaml"))
+                        .replace("on_exhausted: fallback", "on_exhausted: fail"));
         try (GenericContainer<?> c = sample(640L << 20, "/work/capped-fail.yaml", "1", "leak")
                 .withStartupCheckStrategy(new Exited().withTimeout(Duration.ofMinutes(3)))) {
             c.start();
@@ -141,11 +167,16 @@ class SampleContainerIT {
             String logs = c.getLogs();
             assertEquals(1L, s.getExitCodeLong(), logs);
             assertEquals(Boolean.FALSE, s.getOOMKilled());
-            assertTrue(logs.contains("java.lang.OutOfMemoryError: pools: cannot serve 1605632 B: every pool that takes 1.5 MiB"
-                    + " (1605632 B) is full: pool 1 sliced (4 MiB pages, slices up to 2 MiB): 1/1 pages"), logs);
+            assertTrue(
+                    logs.contains(
+                            "java.lang.OutOfMemoryError: pools: cannot serve 1605632 B: every pool that takes 1.5 MiB"
+                                    + " (1605632 B) is full: pool 1 sliced (4 MiB pages, slices up to 2 MiB): 1/1 pages"),
+                    logs);
         }
         Forked.Result r = report("capped.jfr");
         assertEquals(0, r.exit(), r.toString());
-        assertTrue(r.out().contains("(failed): every pool that takes 1.5 MiB"), "the refusal is in the recording: " + r.out());
+        assertTrue(
+                r.out().contains("(failed): every pool that takes 1.5 MiB"),
+                "the refusal is in the recording: " + r.out());
     }
 }

@@ -24,11 +24,12 @@ public final class Djl {
     /** The framework's root package. */
     public static final String PACKAGE = "ai.djl";
 
-    public static final List<HostClass> CLASSES = List.of(
-            new HostClass("ai/djl/pytorch/engine/PtNDArray", List.of(), List.of(),
-                    "libtorch may go on using a tensor's memory after close (views, autograd, sparse tensors)"
-                            + " and never says when it stops"));
+    public static final List<HostClass> CLASSES = List.of(new HostClass(
+            "ai/djl/pytorch/engine/PtNDArray",
+            List.of(),
+            List.of(),
+            "libtorch may go on using a tensor's memory after close (views, autograd, sparse tensors)"
+                    + " and never says when it stops"));
 
-    private Djl() {
-    }
+    private Djl() {}
 }

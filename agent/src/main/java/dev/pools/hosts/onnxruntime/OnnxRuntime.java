@@ -35,14 +35,25 @@ public final class OnnxRuntime {
     private static final Field OWNS_BUFFER = new Field("ownsBuffer", "Z");
     private static final Field CLOSED = new Field("closed", "Z");
 
-    public static final List<HostClass> CLASSES = List.of(
-            new HostClass("ai/onnxruntime/OnnxTensor", List.of(BUFFER, OWNS_BUFFER, CLOSED), List.of(
-                    new ReturnHook("close()V", List.of(BUFFER, OWNS_BUFFER, CLOSED), false,
-                            HOOKS, "closed", "(Ljava/nio/Buffer;ZZ)V"),
-                    new ReturnHook("getBufferRef()Ljava/util/Optional;", List.of(BUFFER, CLOSED), true,
-                            HOOKS, "bufferRef", "(Ljava/util/Optional;Ljava/nio/Buffer;Z)Ljava/util/Optional;")),
-                    null));
+    public static final List<HostClass> CLASSES = List.of(new HostClass(
+            "ai/onnxruntime/OnnxTensor",
+            List.of(BUFFER, OWNS_BUFFER, CLOSED),
+            List.of(
+                    new ReturnHook(
+                            "close()V",
+                            List.of(BUFFER, OWNS_BUFFER, CLOSED),
+                            false,
+                            HOOKS,
+                            "closed",
+                            "(Ljava/nio/Buffer;ZZ)V"),
+                    new ReturnHook(
+                            "getBufferRef()Ljava/util/Optional;",
+                            List.of(BUFFER, CLOSED),
+                            true,
+                            HOOKS,
+                            "bufferRef",
+                            "(Ljava/util/Optional;Ljava/nio/Buffer;Z)Ljava/util/Optional;")),
+            null));
 
-    private OnnxRuntime() {
-    }
+    private OnnxRuntime() {}
 }

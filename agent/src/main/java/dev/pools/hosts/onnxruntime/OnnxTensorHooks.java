@@ -11,8 +11,7 @@ import java.util.Optional;
  */
 public final class OnnxTensorHooks {
 
-    private OnnxTensorHooks() {
-    }
+    private OnnxTensorHooks() {}
 
     /** End of {@code OnnxTensor.close()}: releases a buffer the tensor made itself, unless shared or released. */
     public static void closed(Buffer buffer, boolean ownsBuffer, boolean closed) {
@@ -43,6 +42,8 @@ public final class OnnxTensorHooks {
     }
 
     private static void failedOnce(Throwable t) {
-        Log.once("onnxtensor-hooks", "release at close failed for an OnnxTensor; its buffers are left to the collector: " + t);
+        Log.once(
+                "onnxtensor-hooks",
+                "release at close failed for an OnnxTensor; its buffers are left to the collector: " + t);
     }
 }

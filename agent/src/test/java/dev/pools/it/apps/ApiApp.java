@@ -20,7 +20,8 @@ public final class ApiApp {
             switch (step) {
                 case "reports" -> {
                     for (SlicedPoolReport r : MemoryPools.reports()) {
-                        System.out.println("report " + r.pageSize() + " " + r.pages() + " " + r.pagesPeak() + " " + r.largestAlloc());
+                        System.out.println("report " + r.pageSize() + " " + r.pages() + " " + r.pagesPeak() + " "
+                                + r.largestAlloc());
                     }
                 }
                 case "usage" -> System.out.println("usage " + MemoryPools.usage());
@@ -28,15 +29,18 @@ public final class ApiApp {
                 case "free" -> held.clear();
                 case "install" -> {
                     try {
-                        MemoryPools.install(MemoryPoolLayout.sliced(SlicedPool.of(4 << 20).withPages(2), SlicedPool.of(32 << 20)));
+                        MemoryPools.install(
+                                MemoryPoolLayout.sliced(SlicedPool.of(4 << 20).withPages(2), SlicedPool.of(32 << 20)));
                         System.out.println("installed");
                     } catch (InstallMemoryPoolsException e) {
-                        System.out.println("refused " + e.kind() + " " + e.bytesInUse() + " transient=" + e.isTransient());
+                        System.out.println(
+                                "refused " + e.kind() + " " + e.bytesInUse() + " transient=" + e.isTransient());
                     }
                 }
                 case "install-invalid" -> {
                     try {
-                        MemoryPools.install(MemoryPoolLayout.sliced(SlicedPool.of(1 << 20).withMaxSlice(2 << 20)));
+                        MemoryPools.install(
+                                MemoryPoolLayout.sliced(SlicedPool.of(1 << 20).withMaxSlice(2 << 20)));
                         System.out.println("installed");
                     } catch (InstallMemoryPoolsException e) {
                         System.out.println("refused " + e.kind() + " " + e.getMessage());

@@ -41,8 +41,8 @@ public final class JdkBuffers {
         System.out.println("file-roundtrip " + Arrays.equals(data, back));
 
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-             SocketChannel client = SocketChannel.open(server.getLocalAddress());
-             SocketChannel accepted = server.accept()) {
+                SocketChannel client = SocketChannel.open(server.getLocalAddress());
+                SocketChannel accepted = server.accept()) {
             client.write(ByteBuffer.wrap(data));
             client.shutdownOutput();
             ByteBuffer received = ByteBuffer.allocate(data.length);

@@ -18,7 +18,8 @@ public final class MallocProbe {
         for (int i = 0; i < 400 && !ManagementFactory.getPlatformMBeanServer().isRegistered(pools); i++) {
             Thread.sleep(50);
         }
-        System.out.println("started " + ManagementFactory.getPlatformMBeanServer().isRegistered(pools));
+        System.out.println(
+                "started " + ManagementFactory.getPlatformMBeanServer().isRegistered(pools));
         Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
         Object unsafe = unsafeClass.getMethod("getUnsafe").invoke(null);
         Method malloc = unsafeClass.getMethod("allocateMemory", long.class);

@@ -3,6 +3,7 @@ package dev.pools.it.apps;
 import dev.pools.agent.PoolsRuntime;
 import dev.pools.api.MemoryPools;
 import dev.pools.api.SlicedPoolReport;
+import dev.pools.recording.Recorder;
 import it.host.Tensors;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -49,34 +50,38 @@ public final class RecordedWorkload {
 
     /** A real workload runs for longer than the recording takes to start (about half a second); this one waits. */
     static void awaitRecording() throws InterruptedException {
-        for (int i = 0; i < 1000 && !dev.pools.recording.Recorder.started(); i++) {
+        for (int i = 0; i < 1000 && !Recorder.started(); i++) {
             Thread.sleep(10);
         }
     }
 
     static void printApi() {
         for (SlicedPoolReport r : MemoryPools.reports()) {
-            System.out.println("api-report " + r.pageSize() + " " + r.pages() + " " + r.pagesPeak() + " " + r.largestAlloc());
+            System.out.println(
+                    "api-report " + r.pageSize() + " " + r.pages() + " " + r.pagesPeak() + " " + r.largestAlloc());
         }
         var u = MemoryPools.usage();
-        System.out.println("api-usage " + u.numberAllocs() + " " + u.bytesInUse() + " " + u.bytesPadding() + " " + u.bytesReserved());
+        System.out.println("api-usage " + u.numberAllocs() + " " + u.bytesInUse() + " " + u.bytesPadding() + " "
+                + u.bytesReserved());
         System.out.flush();
     }
 
     private static void threads() throws InterruptedException {
         Thread[] workers = new Thread[4];
         for (int t = 0; t < workers.length; t++) {
-            workers[t] = new Thread(() -> {
-                ArrayDeque<ByteBuffer> ring = new ArrayDeque<>();
-                while (true) {
-                    if (ring.size() == 8) {
-                        PoolsRuntime.current().allocator().release(ring.removeFirst());
-                    }
-                    ByteBuffer b = Tensors.allocate(64 * 1024);
-                    b.putLong(0, 42);
-                    ring.addLast(b);
-                }
-            }, "allocator-" + t);
+            workers[t] = new Thread(
+                    () -> {
+                        ArrayDeque<ByteBuffer> ring = new ArrayDeque<>();
+                        while (true) {
+                            if (ring.size() == 8) {
+                                PoolsRuntime.current().allocator().release(ring.removeFirst());
+                            }
+                            ByteBuffer b = Tensors.allocate(64 * 1024);
+                            b.putLong(0, 42);
+                            ring.addLast(b);
+                        }
+                    },
+                    "allocator-" + t);
             workers[t].setDaemon(true);
             workers[t].start();
         }

@@ -13,8 +13,7 @@ public final class DirectMemoryPeak {
 
     private static volatile long peak;
 
-    private DirectMemoryPeak() {
-    }
+    private DirectMemoryPeak() {}
 
     public static void premain(String args, Instrumentation inst) {
         Thread sampler = new Thread(DirectMemoryPeak::sample, "direct-memory-peak");
@@ -25,7 +24,9 @@ public final class DirectMemoryPeak {
 
     private static void sample() {
         BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-                .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+                .filter(b -> b.getName().equals("direct"))
+                .findFirst()
+                .orElseThrow();
         while (true) {
             peak = Math.max(peak, direct.getMemoryUsed());
             try {

@@ -5,6 +5,7 @@ import dev.pools.memory.PoolSpec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -34,9 +35,20 @@ import org.openjdk.jmh.infra.Blackhole;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 3, jvmArgsAppend = {"-Xmx1g", "-XX:MaxDirectMemorySize=256m",
-        "--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-        "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.access=ALL-UNNAMED"})
+@Fork(
+        value = 3,
+        jvmArgsAppend = {
+            "-Xmx1g",
+            "-XX:MaxDirectMemorySize=256m",
+            "--add-opens",
+            "java.base/java.nio=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/jdk.internal.access=ALL-UNNAMED"
+        })
 @State(Scope.Benchmark)
 public class AllocateRelease {
 
@@ -50,11 +62,12 @@ public class AllocateRelease {
         /** Thousands of small live slices spread over the pages: allocation must not scan them. */
         @Param({"0", "10000"})
         int liveSlices;
+
         final List<ByteBuffer> background = new ArrayList<>();
         PooledByteBufAllocator netty;
         ByteBuf nettyKeepAlive;
         Object unsafe;
-        java.lang.reflect.Method invokeCleaner;
+        Method invokeCleaner;
 
         @Setup(Level.Trial)
         public void setUp(AllocateRelease b) throws Exception {

@@ -9,8 +9,7 @@ import java.util.function.Supplier;
 /** What a benchmark checks once, outside its timed loop, so that a fast wrong answer cannot count. */
 final class Correctness {
 
-    private Correctness() {
-    }
+    private Correctness() {}
 
     /** Sixteen buffers at once: each of the size asked, zero-filled, not overlapping; then a round of reuse, zero again. */
     static void check(String name, int size, Supplier<ByteBuffer> allocate, Consumer<ByteBuffer> release) {

@@ -31,10 +31,14 @@ class DjlArraysIT {
     }
 
     private static List<String> results(Forked.Result r) {
-        return r.out().lines().filter(l -> l.startsWith("result-") || l.startsWith("zeros-")).toList();
+        return r.out()
+                .lines()
+                .filter(l -> l.startsWith("result-") || l.startsWith("zeros-"))
+                .toList();
     }
 
-    private static final String GROWABLE = """
+    private static final String GROWABLE =
+            """
             layout: sliced
             pools:
               - page_size: 1 MiB
@@ -58,15 +62,18 @@ class DjlArraysIT {
         assertTrue(Long.parseLong(live[0]) >= 5, "usage rose while the arrays were live: " + with);
         assertEquals("0 0 0", HostJvm.value(with, "usage-start"));
         assertNotEquals("-1", HostJvm.value(with, "drained-ms"));
-        assertEquals("0 0 0", HostJvm.value(with, "usage-end"), "release: gc: after close and collection, nothing is live");
+        assertEquals(
+                "0 0 0", HostJvm.value(with, "usage-end"), "release: gc: after close and collection, nothing is live");
     }
 
     @Test
     void release_close_leaves_pytorch_tensors_to_the_collector_and_says_so_once() throws Exception {
         Forked.Result r = run(GROWABLE + "release: close\n", "without-2d");
         assertEquals(results(run(null, "without-2d")), results(r));
-        assertEquals(List.of("pools: release: close leaves ai.djl.pytorch.engine.PtNDArray to the collector: libtorch may go on"
-                + " using a tensor's memory after close (views, autograd, sparse tensors) and never says when it stops"),
+        assertEquals(
+                List.of(
+                        "pools: release: close leaves ai.djl.pytorch.engine.PtNDArray to the collector: libtorch may go on"
+                                + " using a tensor's memory after close (views, autograd, sparse tensors) and never says when it stops"),
                 r.errLines().stream().filter(l -> l.startsWith("pools:")).toList());
         assertEquals("0 0 0", HostJvm.value(r, "usage-end"), "the collector releases them all");
     }
@@ -95,7 +102,8 @@ class DjlArraysIT {
 
     @Test
     void a_full_capped_layout_falls_back_and_the_application_stays_correct() throws Exception {
-        String capped = """
+        String capped =
+                """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB
@@ -104,7 +112,7 @@ class DjlArraysIT {
                 report:
                   file: none
                 """;
-        Forked.Result r = run(capped, "with-2d", "200");    // 200x64 floats = 50 KiB per array: the page holds one
+        Forked.Result r = run(capped, "with-2d", "200"); // 200x64 floats = 50 KiB per array: the page holds one
         assertEquals(results(run(null, "with-2d", "200")), results(r), "fallback keeps every result correct");
         String[] end = HostJvm.value(r, "usage-end").split(" ");
         assertTrue(Long.parseLong(end[2]) > 0, "fallbacks are counted: " + r);
@@ -112,7 +120,8 @@ class DjlArraysIT {
 
     @Test
     void a_full_capped_layout_with_on_exhausted_fail_throws_the_pools_error() throws Exception {
-        String capped = """
+        String capped =
+                """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB
@@ -122,9 +131,14 @@ class DjlArraysIT {
                   file: none
                 """;
         Files.writeString(dir.resolve("layout.yaml"), capped);
-        Forked.Result r = HostJvm.run(dir, List.of(Forked.agent(Path.of("layout.yaml"))), DjlArrays.class, "with-2d", "200");
+        Forked.Result r =
+                HostJvm.run(dir, List.of(Forked.agent(Path.of("layout.yaml"))), DjlArrays.class, "with-2d", "200");
         assertEquals(1, r.exit(), r.toString());
-        assertTrue(r.err().contains("java.lang.OutOfMemoryError: pools: cannot serve 51200 B: every pool that takes 50 KiB (51200 B) is full:"
-                + " pool 0 sliced (64 KiB pages, slices up to 64 KiB): 1/1 pages"), r.err());
+        assertTrue(
+                r.err()
+                        .contains(
+                                "java.lang.OutOfMemoryError: pools: cannot serve 51200 B: every pool that takes 50 KiB (51200 B) is full:"
+                                        + " pool 0 sliced (64 KiB pages, slices up to 64 KiB): 1/1 pages"),
+                r.err());
     }
 }

@@ -25,7 +25,9 @@ class DjlConcurrencyAndAttachIT {
     Path dir;
 
     private Path layout() throws Exception {
-        return Files.writeString(dir.resolve("layout.yaml"), """
+        return Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
                 layout: sliced
                 pools:
                   - page_size: 256 KiB
@@ -50,8 +52,10 @@ class DjlConcurrencyAndAttachIT {
     void a_late_attach_routes_the_allocations_made_after_it() throws Exception {
         Path layout = layout().toAbsolutePath();
         List<String> flags = new ArrayList<>(List.of("-XX:+EnableDynamicAgentLoading"));
-        Process p = new ProcessBuilder(HostJvm.command(flags, DjlLateAttach.class)).directory(dir.toFile())
-                .redirectError(dir.resolve("err.txt").toFile()).start();
+        Process p = new ProcessBuilder(HostJvm.command(flags, DjlLateAttach.class))
+                .directory(dir.toFile())
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         List<String> lines = new ArrayList<>();
         String line;

@@ -15,15 +15,16 @@ final class HostJvm {
 
     static {
         try {
-            CLASSPATH = Forked.TEST_CLASSES + File.pathSeparator
-                    + Files.readString(Path.of(System.getProperty("pools.hostClasspath"))).strip();
+            CLASSPATH = Forked.TEST_CLASSES
+                    + File.pathSeparator
+                    + Files.readString(Path.of(System.getProperty("pools.hostClasspath")))
+                            .strip();
         } catch (IOException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    private HostJvm() {
-    }
+    private HostJvm() {}
 
     /** The flags every host JVM runs with: offline DJL, quiet native access on recent JDKs. */
     static List<String> hostFlags() {
@@ -46,13 +47,18 @@ final class HostJvm {
         return cmd;
     }
 
-    static Forked.Result run(Path dir, List<String> jvmArgs, Class<?> main, String... args) throws IOException, InterruptedException {
+    static Forked.Result run(Path dir, List<String> jvmArgs, Class<?> main, String... args)
+            throws IOException, InterruptedException {
         return Forked.run(dir, command(jvmArgs, main, args));
     }
 
     /** Lines of standard output that start with {@code key}, without it. */
     static List<String> values(Forked.Result r, String key) {
-        return r.out().lines().filter(l -> l.startsWith(key + " ")).map(l -> l.substring(key.length() + 1)).toList();
+        return r.out()
+                .lines()
+                .filter(l -> l.startsWith(key + " "))
+                .map(l -> l.substring(key.length() + 1))
+                .toList();
     }
 
     static String value(Forked.Result r, String key) {

@@ -29,7 +29,9 @@ public final class DjlArrays {
         Probe.printUsage("usage-start");
         NDManager manager = NDManager.newBaseManager("PyTorch");
         // The 2-D creators copy through a temporary direct buffer that no array keeps.
-        NDArray fromGrid = twoD ? manager.create(grid) : manager.create(flat, new Shape(rows, cols)).mul(3);
+        NDArray fromGrid = twoD
+                ? manager.create(grid)
+                : manager.create(flat, new Shape(rows, cols)).mul(3);
         NDArray fromFlat = manager.create(flat, new Shape(rows, cols));
         NDArray zeros = manager.zeros(new Shape(rows, cols));
         NDArray ones = manager.ones(new Shape(rows, cols));

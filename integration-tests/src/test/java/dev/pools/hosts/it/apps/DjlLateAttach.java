@@ -6,6 +6,7 @@ import ai.djl.ndarray.types.Shape;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Runs DJL before and after an agent is attached to it: prints {@code ready <pid>}, waits for a
@@ -24,7 +25,7 @@ public final class DjlLateAttach {
         NDArray after = manager.create(new float[] {5, 6, 7, 8}, new Shape(2, 2));
         Probe.print("pooled-before", Probe.pooled((ByteBuffer) Probe.field(before, "dataRef")));
         Probe.print("pooled-after", Probe.pooled((ByteBuffer) Probe.field(after, "dataRef")));
-        Probe.print("result", java.util.Arrays.toString(before.add(after).toFloatArray()));
+        Probe.print("result", Arrays.toString(before.add(after).toFloatArray()));
         Probe.printUsage("usage-live");
         manager.close();
         before = null;

@@ -2,7 +2,6 @@ package dev.pools.hosts.it.apps;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,40 +19,42 @@ public final class DjlThreads {
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             int seed = t;
-            workers[t] = new Thread(() -> {
-                Random random = new Random(seed);
-                try (NDManager manager = NDManager.newBaseManager("PyTorch")) {
-                    for (int round = 0; round < rounds; round++) {
-                        int n = 1 + random.nextInt(4096);
-                        float[] x = new float[n];
-                        float[] y = new float[n];
-                        for (int i = 0; i < n; i++) {
-                            x[i] = random.nextInt(100);
-                            y[i] = random.nextInt(100);
-                        }
-                        try (NDManager step = manager.newSubManager()) {
-                            NDArray a = step.create(x);
-                            NDArray b = step.create(y);
-                            float dot = a.dot(b).getFloat();
-                            float[] sum = a.add(b).toFloatArray();
-                            double expected = 0;
-                            for (int i = 0; i < n; i++) {
-                                expected += (double) x[i] * y[i];
-                                if (sum[i] != x[i] + y[i]) {
-                                    wrong.incrementAndGet();
+            workers[t] = new Thread(
+                    () -> {
+                        Random random = new Random(seed);
+                        try (NDManager manager = NDManager.newBaseManager("PyTorch")) {
+                            for (int round = 0; round < rounds; round++) {
+                                int n = 1 + random.nextInt(4096);
+                                float[] x = new float[n];
+                                float[] y = new float[n];
+                                for (int i = 0; i < n; i++) {
+                                    x[i] = random.nextInt(100);
+                                    y[i] = random.nextInt(100);
+                                }
+                                try (NDManager step = manager.newSubManager()) {
+                                    NDArray a = step.create(x);
+                                    NDArray b = step.create(y);
+                                    float dot = a.dot(b).getFloat();
+                                    float[] sum = a.add(b).toFloatArray();
+                                    double expected = 0;
+                                    for (int i = 0; i < n; i++) {
+                                        expected += (double) x[i] * y[i];
+                                        if (sum[i] != x[i] + y[i]) {
+                                            wrong.incrementAndGet();
+                                        }
+                                    }
+                                    if (Math.abs(dot - expected) > 1e-3 * Math.max(1, expected)) {
+                                        wrong.incrementAndGet();
+                                    }
+                                    checked.incrementAndGet();
                                 }
                             }
-                            if (Math.abs(dot - expected) > 1e-3 * Math.max(1, expected)) {
-                                wrong.incrementAndGet();
-                            }
-                            checked.incrementAndGet();
+                        } catch (RuntimeException e) {
+                            wrong.incrementAndGet();
+                            e.printStackTrace();
                         }
-                    }
-                } catch (RuntimeException e) {
-                    wrong.incrementAndGet();
-                    e.printStackTrace();
-                }
-            }, "worker-" + t);
+                    },
+                    "worker-" + t);
             workers[t].start();
         }
         for (Thread w : workers) {

@@ -11,13 +11,19 @@ public final class OnnxModels {
 
     private static final int FLOAT = 1;
 
-    private OnnxModels() {
-    }
+    private OnnxModels() {}
 
     /** {@code Y = A + B}, float tensors of the given shape; opset 13, IR version 8. */
     public static byte[] add(long... shape) {
         Message graph = new Message()
-                .message(1, new Message().string(1, "A").string(1, "B").string(2, "Y").string(3, "add").string(4, "Add"))
+                .message(
+                        1,
+                        new Message()
+                                .string(1, "A")
+                                .string(1, "B")
+                                .string(2, "Y")
+                                .string(3, "add")
+                                .string(4, "Add"))
                 .string(2, "add-graph")
                 .message(11, valueInfo("A", shape))
                 .message(11, valueInfo("B", shape))

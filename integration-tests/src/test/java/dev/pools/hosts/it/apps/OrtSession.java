@@ -11,6 +11,8 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession.Result;
 import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +51,8 @@ public final class OrtSession {
             for (int round = 0; round < 3; round++) {
                 OnnxTensor ta = OnnxTensor.createTensor(env, FloatBuffer.wrap(a), new long[] {2, 3});
                 OnnxTensor tb = OnnxTensor.createTensor(env, FloatBuffer.wrap(b), new long[] {2, 3});
-                Buffer copy = (Buffer) Probe.field(ta, "buffer"); // read as a debugger would: getBufferRef would share it
+                Buffer copy =
+                        (Buffer) Probe.field(ta, "buffer"); // read as a debugger would: getBufferRef would share it
                 Probe.print("pooled-input", Probe.pooled(copy));
                 try (Result r = session.run(Map.of("A", ta, "B", tb))) {
                     float[][] y = (float[][]) r.get(0).getValue();
@@ -66,10 +69,10 @@ public final class OrtSession {
     private static void ownership(Path model, float[] a, float[] b) throws Exception {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         try (ai.onnxruntime.OrtSession session = env.createSession(model.toString());
-             NDManager manager = NDManager.newBaseManager("PyTorch")) {
+                NDManager manager = NDManager.newBaseManager("PyTorch")) {
             // A caller's direct buffer (pool memory: DJL's allocateDirect is intercepted) under two
             // tensors in turn, rewritten between them: the tensor does not own it, close keeps it.
-            java.nio.ByteBuffer mine = manager.allocateDirect(6 * 4).order(java.nio.ByteOrder.nativeOrder());
+            ByteBuffer mine = manager.allocateDirect(6 * 4).order(ByteOrder.nativeOrder());
             Probe.print("pooled-caller-buffer", Probe.pooled(mine));
             OnnxTensor tb = OnnxTensor.createTensor(env, FloatBuffer.wrap(b), new long[] {2, 3});
             for (int round = 0; round < 2; round++) {
@@ -80,7 +83,8 @@ public final class OrtSession {
                 Probe.print("caller-buffer-live-after-close", Probe.pooled(mine));
                 OnnxTensor again = OnnxTensor.createTensor(env, mine.asFloatBuffer(), new long[] {2, 3});
                 try (Result r = session.run(Map.of("A", again, "B", tb))) {
-                    Probe.print("result", Arrays.deepToString((float[][]) r.get(0).getValue()));
+                    Probe.print(
+                            "result", Arrays.deepToString((float[][]) r.get(0).getValue()));
                 }
                 again.close();
             }
@@ -107,11 +111,15 @@ public final class OrtSession {
     }
 
     private static void djl(Path model, float[] a, float[] b) throws Exception {
-        Criteria<NDList, NDList> criteria = Criteria.builder().setTypes(NDList.class, NDList.class)
-                .optEngine("OnnxRuntime").optModelPath(model).optTranslator(new NoopTranslator()).build();
+        Criteria<NDList, NDList> criteria = Criteria.builder()
+                .setTypes(NDList.class, NDList.class)
+                .optEngine("OnnxRuntime")
+                .optModelPath(model)
+                .optTranslator(new NoopTranslator())
+                .build();
         try (ZooModel<NDList, NDList> zoo = criteria.loadModel();
-             Predictor<NDList, NDList> predictor = zoo.newPredictor();
-             NDManager manager = NDManager.newBaseManager("OnnxRuntime")) {
+                Predictor<NDList, NDList> predictor = zoo.newPredictor();
+                NDManager manager = NDManager.newBaseManager("OnnxRuntime")) {
             for (int round = 0; round < 3; round++) {
                 try (NDManager step = manager.newSubManager()) {
                     NDList in = new NDList(step.create(a, new Shape(2, 3)), step.create(b, new Shape(2, 3)));

@@ -9,8 +9,7 @@ import java.util.Arrays;
 /** What the test applications print about the pools, one {@code key value} line at a time. */
 final class Probe {
 
-    private Probe() {
-    }
+    private Probe() {}
 
     /** Whether the agent runs in this JVM; without it, its classes are not even on the class path. */
     static boolean attached() {
@@ -23,7 +22,9 @@ final class Probe {
 
     /** Whether a buffer is live pool memory: its address lies in a page of the pools. */
     static boolean pooled(Buffer buffer) {
-        return attached() && buffer != null && PoolsRuntime.current().allocator().locate(buffer) != null;
+        return attached()
+                && buffer != null
+                && PoolsRuntime.current().allocator().locate(buffer) != null;
     }
 
     /** A private field of a host object (the buffer a tensor keeps), read the way a debugger would. */

@@ -1,6 +1,8 @@
 package dev.pools.cli;
 
+import dev.pools.memory.PoolKind;
 import dev.pools.memory.Sizes;
+import dev.pools.recording.EventNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -93,7 +95,7 @@ final class ReportCommand implements Callable<Integer> {
                     p.index(),
                     p.kind(),
                     p.pageSize() == 0 ? "-" : Sizes.human(p.pageSize()),
-                    p.kind().equals("direct") ? "-" : Sizes.human(p.maxSlice()),
+                    p.kind().equals(PoolKind.DIRECT.label()) ? "-" : Sizes.human(p.maxSlice()),
                     p.pagesCap() < 0 ? "none" : p.pagesCap(),
                     p.pages(),
                     p.pagesPeak(),
@@ -166,66 +168,73 @@ final class ReportCommand implements Callable<Integer> {
                 .toList();
     }
 
+    /**
+     * The JSON of {@code report --json}: the keys of the recording's events (see {@link EventNames})
+     * wherever a value is an event field, so that a field has one name across the recording, the
+     * JSON and the table headers.
+     */
     private Map<String, Object> toJson(RecordingSummary s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("file", s.file.toString());
         m.put("start", s.start.toString());
         m.put("end", s.end.toString());
-        m.put("layout", Json.obj("kind", s.layoutKind, "source", s.layoutSource, "yaml", s.layoutYaml));
+        m.put(
+                "layout",
+                Json.obj(EventNames.KIND, s.layoutKind, EventNames.SOURCE, s.layoutSource, "yaml", s.layoutYaml));
         List<Object> pools = new ArrayList<>();
         for (RecordingSummary.Pool p : s.pools.values()) {
             Map<String, Object> pm = new LinkedHashMap<>();
-            pm.put("index", p.index());
-            pm.put("kind", p.kind());
-            pm.put("pageSize", p.pageSize());
-            pm.put("maxSlice", p.maxSlice());
-            pm.put("pagesCap", p.pagesCap());
-            pm.put("pages", p.pages());
-            pm.put("pagesPeak", p.pagesPeak());
-            pm.put("largestAlloc", p.largestAlloc());
-            pm.put("numberAllocs", p.numberAllocs());
-            pm.put("bytesInUse", p.bytesInUse());
-            pm.put("bytesReserved", p.bytesReserved());
+            pm.put(EventNames.INDEX, p.index());
+            pm.put(EventNames.KIND, p.kind());
+            pm.put(EventNames.PAGE_SIZE, p.pageSize());
+            pm.put(EventNames.MAX_SLICE, p.maxSlice());
+            pm.put(EventNames.PAGES_CAP, p.pagesCap());
+            pm.put(EventNames.PAGES, p.pages());
+            pm.put(EventNames.PAGES_PEAK, p.pagesPeak());
+            pm.put(EventNames.LARGEST_ALLOC, p.largestAlloc());
+            pm.put(EventNames.NUMBER_ALLOCS, p.numberAllocs());
+            pm.put(EventNames.BYTES_IN_USE, p.bytesInUse());
+            pm.put(EventNames.BYTES_RESERVED, p.bytesReserved());
             pools.add(pm);
         }
         m.put("pools", pools);
         RecordingSummary.Usage u = s.usage;
         Map<String, Object> um = new LinkedHashMap<>();
-        um.put("numberAllocs", u.numberAllocs());
-        um.put("bytesInUse", u.bytesInUse());
-        um.put("bytesPadding", u.bytesPadding());
-        um.put("bytesReserved", u.bytesReserved());
-        um.put("fallbackAllocs", u.fallbackAllocs());
-        um.put("fallbackBytes", u.fallbackBytes());
+        um.put(EventNames.NUMBER_ALLOCS, u.numberAllocs());
+        um.put(EventNames.BYTES_IN_USE, u.bytesInUse());
+        um.put(EventNames.BYTES_PADDING, u.bytesPadding());
+        um.put(EventNames.BYTES_RESERVED, u.bytesReserved());
+        um.put(EventNames.FALLBACK_ALLOCS, u.fallbackAllocs());
+        um.put(EventNames.FALLBACK_BYTES, u.fallbackBytes());
         m.put("usage", um);
-        m.put("peak", Json.obj("bytesReserved", s.peakReserved, "bytesInUse", s.peakInUse));
+        m.put("peak", Json.obj(EventNames.BYTES_RESERVED, s.peakReserved, EventNames.BYTES_IN_USE, s.peakInUse));
         List<Object> sites = new ArrayList<>();
         for (RecordingSummary.Site site : topSites(s, top)) {
             sites.add(Json.obj(
-                    "site",
+                    EventNames.SITE,
                     site.site(),
-                    "count",
+                    EventNames.COUNT,
                     site.count(),
-                    "bytes",
+                    EventNames.BYTES,
                     site.bytes(),
-                    "peakLiveBytes",
+                    EventNames.PEAK_LIVE_BYTES,
                     site.peakLiveBytes(),
-                    "fallbacks",
+                    EventNames.FALLBACKS,
                     site.fallbacks()));
         }
         m.put("callSites", sites);
         List<Object> refusals = new ArrayList<>();
         for (RecordingSummary.Refusals r : s.refusals.values()) {
             refusals.add(Json.obj(
-                    "site",
+                    EventNames.SITE,
                     r.site(),
-                    "size",
+                    EventNames.SIZE,
                     r.size(),
-                    "outcome",
+                    EventNames.OUTCOME,
                     r.outcome(),
-                    "count",
+                    EventNames.COUNT,
                     r.count(),
-                    "reason",
+                    EventNames.REASON,
                     r.reason()));
         }
         m.put("refusals", refusals);

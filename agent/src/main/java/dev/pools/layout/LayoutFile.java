@@ -523,20 +523,29 @@ public final class LayoutFile {
 
     /** A file name pattern ({@code %p}, {@code %t}), or {@code none} (null). */
     private String fileName(Node node, String key, String example) throws LayoutException {
-        String f = scalar(node, key, "a file name, or none").getValue().trim();
+        String f = scalar(node, key, "a file name, or none").getValue();
+        String rule = fileNameRule(f, key, example);
+        if (rule != null) {
+            throw error(node, rule);
+        }
+        f = f.trim();
+        return f.equals(PoolsConfig.NO_REPORT) ? null : f;
+    }
+
+    /**
+     * The rule a file name pattern ({@code %p}, {@code %t}, or {@code none}) breaks, as the layout
+     * file says it for {@code key}; null when it is fine. For the CLI's options too.
+     */
+    public static String fileNameRule(String value, String key, String example) {
+        String f = value.trim();
         if (f.isEmpty()) {
-            throw error(node, key + " is empty (expected a file name such as " + example + ", or none)");
+            return key + " is empty (expected a file name such as " + example + ", or none)";
         }
-        if (f.equals(PoolsConfig.NO_REPORT)) {
-            return null;
+        if (!f.equals(PoolsConfig.NO_REPORT) && !REPORT_FILE.matcher(f).matches()) {
+            return key + ": '" + f
+                    + "' has an unknown placeholder (expected %p for the process id, %t for the start time)";
         }
-        if (!REPORT_FILE.matcher(f).matches()) {
-            throw error(
-                    node,
-                    key + ": '" + f
-                            + "' has an unknown placeholder (expected %p for the process id, %t for the start time)");
-        }
-        return f;
+        return null;
     }
 
     private LayoutException error(Node node, String rule) {

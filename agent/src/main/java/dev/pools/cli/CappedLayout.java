@@ -1,0 +1,198 @@
+package dev.pools.cli;
+
+import dev.pools.layout.LayoutPrinter;
+import dev.pools.layout.Layouts;
+import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.PoolKind;
+import dev.pools.memory.Sizes;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The capped layout, with a comment on every decision that is not just "peak plus headroom". */
+final class CappedLayout {
+    private final PoolsConfig config;
+    private final List<RecordingSummary> runs;
+    private final double headroom;
+    private final StringBuilder b = new StringBuilder();
+
+    CappedLayout(PoolsConfig config, List<RecordingSummary> runs, double headroom) {
+        this.config = config;
+        this.runs = runs;
+        this.headroom = headroom;
+    }
+
+    String write() {
+        RecordingSummary first = runs.get(0);
+        b.append("# Suggested by 'pools.jar suggest' from ")
+                .append(runs.size())
+                .append(runs.size() == 1 ? " recording" : " recordings")
+                .append(" of layout ")
+                .append(first.layoutKind)
+                .append(", headroom ")
+                .append(Math.round(headroom * 100))
+                .append("%.\n");
+        b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
+        if (first.layoutKind.equals(PoolKind.DIRECT.label())) {
+            growableFromDirect();
+        } else {
+            capped();
+        }
+        refusals();
+        return b.append(LayoutPrinter.printSettings(config)).toString();
+    }
+
+    private long peak(int index) {
+        long peak = 0;
+        for (RecordingSummary r : runs) {
+            peak = Math.max(peak, r.pools.get(index).pagesPeak());
+        }
+        return peak;
+    }
+
+    private long largest(int index) {
+        long largest = 0;
+        for (RecordingSummary r : runs) {
+            largest = Math.max(largest, r.pools.get(index).largestAlloc());
+        }
+        return largest;
+    }
+
+    private long cap(long peak) {
+        return Math.min(Layouts.MAX_PAGES, Math.max(1, (long) Math.ceil(peak * (1 + headroom) - 1e-9)));
+    }
+
+    private void capped() {
+        b.append("layout: sliced\npools:\n");
+        for (RecordingSummary.Pool p : runs.get(0).pools.values()) {
+            long peak = peak(p.index());
+            long largest = largest(p.index());
+            if (p.kind().equals(PoolKind.EXCLUSIVE.label())) {
+                if (peak == 0) {
+                    b.append("  # pool ")
+                            .append(p.index())
+                            .append(": the exclusive pool for requests up to ")
+                            .append(Sizes.human(p.maxSlice()))
+                            .append(" was never used; left out (such requests go to the next pool"
+                                    + " that takes them, or are exhausted)\n");
+                    continue;
+                }
+                long page = Sizes.roundUp(largest);
+                b.append("  # pool ")
+                        .append(p.index())
+                        .append(": was an exclusive pool (one page per allocation, up to ")
+                        .append(Sizes.human(p.maxSlice()))
+                        .append("); as a sliced pool its pages are sized to the largest request\n");
+                pool(page, page, peak, largest);
+                continue;
+            }
+            if (peak == 0) {
+                b.append("  # pool ")
+                        .append(p.index())
+                        .append(" was never used in the recordings; it keeps one page,"
+                                + " allocated only if a request comes\n");
+            }
+            if (largest > p.maxSlice()) {
+                b.append("  # pool ")
+                        .append(p.index())
+                        .append(" also took requests above its max_slice, up to ")
+                        .append(Sizes.human(largest))
+                        .append(", by the near-page rule of uncapped pools: no pool takes them by")
+                        .append(
+                                " size. Capped, they find no pool; to keep them, raise max_slice or add a pool for them, and")
+                        .append(" measure again\n");
+            }
+            pool(p.pageSize(), p.maxSlice(), peak, largest);
+        }
+    }
+
+    private void pool(long pageSize, long maxSlice, long peak, long largest) {
+        b.append("  - ").append(LayoutPrinter.sizeLine("page_size", pageSize));
+        b.append("    ").append(LayoutPrinter.sizeLine("max_slice", maxSlice));
+        b.append("    pages: ")
+                .append(cap(peak))
+                .append("  # peak ")
+                .append(peak)
+                .append(largest > 0 ? ", largest request " + Sizes.human(largest) : "")
+                .append('\n');
+    }
+
+    /** A direct layout measured request sizes but no pages: propose size classes from the histogram, uncapped. */
+    private void growableFromDirect() {
+        Map<Long, Long> sizes = new TreeMap<>();
+        for (RecordingSummary r : runs) {
+            for (Map<Long, Long> h : r.requestSizes.values()) {
+                h.forEach((bucket, count) -> sizes.merge(bucket, count, Long::sum));
+            }
+        }
+        long largest = 0;
+        for (RecordingSummary r : runs) {
+            for (RecordingSummary.Pool p : r.pools.values()) {
+                largest = Math.max(largest, p.largestAlloc());
+            }
+        }
+        b.append("# A direct layout has no pages to cap. These size classes come from its request sizes;\n");
+        b.append("# run on them (they grow), then suggest again to cap them.\n");
+        b.append("layout: sliced\npools:\n");
+        long[][] classes = {{64 * 1024, 1 << 20}, {1 << 20, 16 << 20}, {16 << 20, 128 << 20}};
+        long covered = 0;
+        for (long[] c : classes) {
+            if (covered >= Math.max(largest, 1)) {
+                break;
+            }
+            long requests = 0;
+            for (Map.Entry<Long, Long> e : sizes.entrySet()) {
+                if (e.getKey() > covered && e.getKey() <= c[0]) {
+                    requests += e.getValue();
+                }
+            }
+            long maxSlice = Math.min(c[0], Sizes.roundUp(Math.max(largest, 1)));
+            b.append("  # requests above ")
+                    .append(Sizes.human(covered))
+                    .append(" up to ")
+                    .append(Sizes.human(maxSlice))
+                    .append(": about ")
+                    .append(requests)
+                    .append('\n');
+            b.append("  - ").append(LayoutPrinter.sizeLine("page_size", Math.max(c[1], maxSlice)));
+            b.append("    ").append(LayoutPrinter.sizeLine("max_slice", maxSlice));
+            covered = maxSlice;
+        }
+        if (covered < largest) {
+            long page = Sizes.roundUp(largest);
+            b.append("  # the largest requests, up to ")
+                    .append(Sizes.human(largest))
+                    .append(", a page each\n");
+            b.append("  - ").append(LayoutPrinter.sizeLine("page_size", page));
+        }
+    }
+
+    /** Requests no pool could serve: say how many, and which pool would take them. */
+    private void refusals() {
+        long count = 0;
+        long largest = 0;
+        for (RecordingSummary r : runs) {
+            for (RecordingSummary.Refusals x : r.refusals.values()) {
+                count += x.count();
+                largest = Math.max(largest, x.size());
+            }
+        }
+        if (count == 0) {
+            return;
+        }
+        long maxSlice = Sizes.roundUp(largest);
+        long page = Math.min(Sizes.MAX_PAGE & -Sizes.ALIGNMENT, Long.highestOneBit(Math.max(1, maxSlice - 1)) << 3);
+        b.append("# ")
+                .append(count)
+                .append(" requests of up to ")
+                .append(Sizes.human(largest))
+                .append(
+                        " found no pool during the measurement (see 'report'). To pool them, measure again with a pool such as:\n")
+                .append("#   - page_size: ")
+                .append(Sizes.human(Math.max(page, maxSlice)))
+                .append('\n')
+                .append("#     max_slice: ")
+                .append(Sizes.human(maxSlice))
+                .append('\n');
+    }
+}

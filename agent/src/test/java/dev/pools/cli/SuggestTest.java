@@ -1,0 +1,67 @@
+package dev.pools.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pools.layout.InstalledLayout;
+import dev.pools.layout.LayoutFile;
+import dev.pools.layout.LayoutPrinter;
+import dev.pools.layout.Layouts;
+import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.PoolSpec;
+import dev.pools.recording.RecordingFixture;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The capping policy of {@code suggest}, on a recording written in this JVM. */
+class SuggestTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String MEASURED = "layout: sliced\npools:\n  - page_size: 64 KiB\n  - page_size: 1 MiB\n";
+
+    @Test
+    void each_pool_is_capped_at_its_peak_plus_headroom_and_the_result_is_a_valid_layout() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", MEASURED, Layouts.GIB);
+        List<PoolSpec> specs = Layouts.compile(config.layout(), Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(specs);
+        List<ByteBuffer> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            held.add(pools.allocate(60 << 10, 0)); // one 64 KiB page each
+        }
+        held.add(pools.allocate(700 << 10, 0));
+        Path file = dir.resolve("m.jfr");
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
+
+        List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
+        PoolsConfig recorded = LayoutFile.parse("recorded", runs.get(0).layoutYaml, Layouts.GIB);
+        String capped = new CappedLayout(recorded, runs, 0).write();
+        assertTrue(capped.contains("pages: 3  # peak 3,"), capped);
+        assertTrue(capped.contains("pages: 1  # peak 1,"), capped);
+        String withHeadroom = new CappedLayout(recorded, runs, 0.5).write();
+        assertTrue(withHeadroom.contains("pages: 5  # peak 3,"), "3 pages plus 50 %, rounded up: " + withHeadroom);
+        PoolsConfig again = LayoutFile.parse("capped", capped, Layouts.GIB);
+        assertEquals(2, Layouts.compile(again.layout(), Layouts.GIB).size());
+        held.clear();
+    }
+
+    @Test
+    void headroom_takes_a_percentage_and_refuses_anything_else_with_one_line() {
+        assertEquals(0.1, SuggestCommand.headroom("10%"), 1e-12);
+        assertEquals(0.1, SuggestCommand.headroom(" 10 "), 1e-12);
+        for (String bad : List.of("-5%", "ten", "2000%", "NaN")) {
+            BadInput e = assertThrows(BadInput.class, () -> SuggestCommand.headroom(bad));
+            assertEquals("--headroom " + bad + ": expected a percentage from 0% to 1000%, e.g. 10%", e.getMessage());
+        }
+    }
+}

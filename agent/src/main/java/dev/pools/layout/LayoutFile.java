@@ -9,44 +9,27 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Parse;
-import org.snakeyaml.engine.v2.common.Anchor;
-import org.snakeyaml.engine.v2.events.AliasEvent;
-import org.snakeyaml.engine.v2.events.CollectionStartEvent;
-import org.snakeyaml.engine.v2.events.DocumentStartEvent;
-import org.snakeyaml.engine.v2.events.Event;
-import org.snakeyaml.engine.v2.events.MappingEndEvent;
-import org.snakeyaml.engine.v2.events.ScalarEvent;
-import org.snakeyaml.engine.v2.events.SequenceEndEvent;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
-import org.snakeyaml.engine.v2.resolver.ScalarResolver;
 
 /**
  * Reads a layout file (CONTRACT.md §2) into a {@link PoolsConfig}, or refuses it with one line that
  * names the file, the line and the rule broken. Nothing is applied from a file that is refused.
  *
- * <p>The YAML is composed into nodes (not bound to objects) so that every key keeps its line, and
- * every key is checked: unknown keys and duplicates are errors, with a "did you mean" where one
+ * <p>This class is the schema: the YAML arrives as nodes from {@link YamlNodes} (not bound to
+ * objects) so that every key keeps its line, and every key is checked: unknown keys and duplicates are errors, with a "did you mean" where one
  * known key is close.
  */
 public final class LayoutFile {
@@ -60,9 +43,8 @@ public final class LayoutFile {
     static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "sub-slices", "exclusive-pages");
 
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
-    private static final int MAX_COLLECTION_ALIASES = 10;
-
     private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
+
     private static final Pattern REPORT_FILE = Pattern.compile("([^%]|%[pt%])*");
 
     private final String source;
@@ -94,7 +76,7 @@ public final class LayoutFile {
     /** Parses and validates the text of a whole layout file. */
     public static PoolsConfig parse(String source, String text, long defaultMaxPageSize) throws LayoutException {
         LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
-        return f.config(f.compose(text), TOP_KEYS);
+        return f.config(YamlNodes.compose(source, text), TOP_KEYS);
     }
 
     /**
@@ -104,142 +86,7 @@ public final class LayoutFile {
     public static MemoryPoolLayout parseLayout(String source, String text, long defaultMaxPageSize)
             throws LayoutException {
         LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
-        return f.config(f.compose(text), LAYOUT_KEYS).layout();
-    }
-
-    private Node compose(String text) throws LayoutException {
-        if (text.isBlank()) {
-            throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
-        }
-        LoadSettings settings = LoadSettings.builder()
-                .setLabel(source)
-                .setCodePointLimit(1 << 20)
-                .build();
-        Node root;
-        try {
-            root = build(
-                    new Parse(settings).parseString(text).iterator(),
-                    settings.getSchema().getScalarResolver());
-        } catch (MarkedYamlEngineException e) {
-            int line = line(e.getProblemMark());
-            String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
-            throw new LayoutException(source, line, "YAML syntax: " + oneLine(problem));
-        } catch (YamlEngineException e) {
-            throw new LayoutException(source, 0, "YAML syntax: " + oneLine(e.getMessage()));
-        }
-        if (root == null || isNull(root)) {
-            throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
-        }
-        return root;
-    }
-
-    /** A collection whose end event has not come yet. */
-    private static final class Open {
-        final CollectionStartEvent start;
-        final List<Node> items = new ArrayList<>();
-
-        Open(CollectionStartEvent start) {
-            this.start = start;
-        }
-    }
-
-    /**
-     * The document's nodes, built from the parser's events as SnakeYAML's composer builds them
-     * (implicit tags resolved by the schema, anchors and aliases), but without the composer: its
-     * first use cost {@code premain} about 9 ms. Returns null for a stream without a document.
-     */
-    private Node build(Iterator<Event> events, ScalarResolver resolver) throws LayoutException {
-        Map<Anchor, Node> anchors = new HashMap<>();
-        ArrayDeque<Open> open = new ArrayDeque<>();
-        Node root = null;
-        int documents = 0;
-        int collectionAliases = 0;
-        while (events.hasNext()) {
-            Event e = events.next();
-            Node done;
-            Optional<Anchor> anchor = Optional.empty();
-            if (e instanceof DocumentStartEvent) {
-                if (++documents > 1) {
-                    throw new LayoutException(
-                            source,
-                            line(e.getStartMark()),
-                            "YAML syntax: a second document ('---'); a layout file holds one");
-                }
-                continue;
-            } else if (e instanceof CollectionStartEvent c) {
-                open.push(new Open(c));
-                continue;
-            } else if (e instanceof ScalarEvent s) {
-                Tag tag = explicitTag(s.getTag());
-                done = new ScalarNode(
-                        tag == null
-                                ? resolver.resolve(s.getValue(), s.getImplicit().canOmitTagInPlainScalar())
-                                : tag,
-                        tag == null,
-                        s.getValue(),
-                        s.getScalarStyle(),
-                        s.getStartMark(),
-                        s.getEndMark());
-                anchor = s.getAnchor();
-            } else if (e instanceof AliasEvent a) {
-                done = anchors.get(a.getAlias());
-                if (done == null) {
-                    throw new LayoutException(
-                            source, line(e.getStartMark()), "YAML syntax: found undefined alias *" + a.getAlias());
-                }
-                if (!(done instanceof ScalarNode) && ++collectionAliases > MAX_COLLECTION_ALIASES) {
-                    throw new LayoutException(
-                            source,
-                            line(e.getStartMark()),
-                            "YAML syntax: more than " + MAX_COLLECTION_ALIASES + " aliases to lists or mappings");
-                }
-            } else if (e instanceof SequenceEndEvent || e instanceof MappingEndEvent) {
-                Open o = open.pop();
-                Tag tag = explicitTag(o.start.getTag());
-                if (e instanceof SequenceEndEvent) {
-                    done = new SequenceNode(
-                            tag == null ? Tag.SEQ : tag,
-                            tag == null,
-                            o.items,
-                            o.start.getFlowStyle(),
-                            o.start.getStartMark(),
-                            e.getEndMark());
-                } else {
-                    List<NodeTuple> tuples = new ArrayList<>(o.items.size() / 2);
-                    for (int i = 0; i + 1 < o.items.size(); i += 2) {
-                        tuples.add(new NodeTuple(o.items.get(i), o.items.get(i + 1)));
-                    }
-                    done = new MappingNode(
-                            tag == null ? Tag.MAP : tag,
-                            tag == null,
-                            tuples,
-                            o.start.getFlowStyle(),
-                            o.start.getStartMark(),
-                            e.getEndMark());
-                }
-                anchor = o.start.getAnchor();
-            } else {
-                continue; // stream start and end, document end
-            }
-            if (anchor.isPresent()) {
-                anchors.put(anchor.get(), done);
-            }
-            if (open.isEmpty()) {
-                root = done;
-            } else {
-                open.peek().items.add(done);
-            }
-        }
-        return root;
-    }
-
-    /** The tag written in the file, or null when the schema decides (none, or the non-specific '!'). */
-    private static Tag explicitTag(Optional<String> tag) {
-        return tag.isEmpty() || tag.get().equals("!") ? null : new Tag(tag.get());
-    }
-
-    private static String oneLine(String s) {
-        return s.replace("\t", "\\t").replaceAll("\\s*\\n\\s*", " ").trim();
+        return f.config(YamlNodes.compose(source, text), LAYOUT_KEYS).layout();
     }
 
     private PoolsConfig config(Node root, List<String> allowed) throws LayoutException {
@@ -354,11 +201,7 @@ public final class LayoutFile {
 
     /** Present and not null: an explicit {@code ~} means the same as leaving the key out. */
     private static boolean optional(Node node) {
-        return node != null && !isNull(node);
-    }
-
-    private static boolean isNull(Node node) {
-        return node instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
+        return node != null && !YamlNodes.isNull(node);
     }
 
     /**
@@ -389,18 +232,19 @@ public final class LayoutFile {
                         "unknown key '" + prefix + key + "'" + (near == null ? "" : " (did you mean '" + near + "'?)")
                                 + "; expected one of " + String.join(", ", known));
             }
-            seen.put(key, line(keyNode));
-            lines.put(prefix + key, line(keyNode));
+            seen.put(key, YamlNodes.line(keyNode));
+            lines.put(prefix + key, YamlNodes.line(keyNode));
             out.put(key, t.getValueNode());
         }
         return out;
     }
 
     private ScalarNode scalar(Node node, String key, String expected) throws LayoutException {
-        if (!(node instanceof ScalarNode s) || isNull(node)) {
+        if (!(node instanceof ScalarNode s) || YamlNodes.isNull(node)) {
             throw error(
                     node,
-                    key + " has " + (isNull(node) ? "no value" : "a list or mapping") + " (expected " + expected + ")");
+                    key + " has " + (YamlNodes.isNull(node) ? "no value" : "a list or mapping") + " (expected "
+                            + expected + ")");
         }
         return s;
     }
@@ -549,15 +393,6 @@ public final class LayoutFile {
     }
 
     private LayoutException error(Node node, String rule) {
-        return new LayoutException(source, node == null ? 0 : line(node), rule);
-    }
-
-    private static int line(Node node) {
-        return line(node.getStartMark());
-    }
-
-    /** The 1-based line of a mark, 0 without one (no lambdas: this runs in premain, where the first costs milliseconds). */
-    private static int line(Optional<Mark> mark) {
-        return mark.isPresent() ? mark.get().getLine() + 1 : 0;
+        return new LayoutException(source, node == null ? 0 : YamlNodes.line(node), rule);
     }
 }

@@ -1,0 +1,190 @@
+package dev.pools.layout;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.common.Anchor;
+import org.snakeyaml.engine.v2.events.AliasEvent;
+import org.snakeyaml.engine.v2.events.CollectionStartEvent;
+import org.snakeyaml.engine.v2.events.DocumentStartEvent;
+import org.snakeyaml.engine.v2.events.Event;
+import org.snakeyaml.engine.v2.events.MappingEndEvent;
+import org.snakeyaml.engine.v2.events.ScalarEvent;
+import org.snakeyaml.engine.v2.events.SequenceEndEvent;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.resolver.ScalarResolver;
+
+/**
+ * The YAML side of a layout file: text to nodes that keep their lines, built from SnakeYAML
+ * Engine's parser events. {@link LayoutFile} checks the nodes against the schema.
+ */
+final class YamlNodes {
+
+    private static final int MAX_COLLECTION_ALIASES = 10;
+
+    private YamlNodes() {}
+
+    /** The document's root node; refused with its line when the YAML is broken or holds no document. */
+    static Node compose(String source, String text) throws LayoutException {
+        if (text.isBlank()) {
+            throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
+        }
+        LoadSettings settings = LoadSettings.builder()
+                .setLabel(source)
+                .setCodePointLimit(1 << 20)
+                .build();
+        Node root;
+        try {
+            root = build(
+                    source,
+                    new Parse(settings).parseString(text).iterator(),
+                    settings.getSchema().getScalarResolver());
+        } catch (MarkedYamlEngineException e) {
+            int line = line(e.getProblemMark());
+            String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
+            throw new LayoutException(source, line, "YAML syntax: " + oneLine(problem));
+        } catch (YamlEngineException e) {
+            throw new LayoutException(source, 0, "YAML syntax: " + oneLine(e.getMessage()));
+        }
+        if (root == null || isNull(root)) {
+            throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
+        }
+        return root;
+    }
+
+    /** A collection whose end event has not come yet. */
+    private static final class Open {
+        final CollectionStartEvent start;
+        final List<Node> items = new ArrayList<>();
+
+        Open(CollectionStartEvent start) {
+            this.start = start;
+        }
+    }
+
+    /**
+     * The document's nodes, built from the parser's events as SnakeYAML's composer builds them
+     * (implicit tags resolved by the schema, anchors and aliases), but without the composer: its
+     * first use cost {@code premain} about 9 ms. Returns null for a stream without a document.
+     */
+    private static Node build(String source, Iterator<Event> events, ScalarResolver resolver) throws LayoutException {
+        Map<Anchor, Node> anchors = new HashMap<>();
+        ArrayDeque<Open> open = new ArrayDeque<>();
+        Node root = null;
+        int documents = 0;
+        int collectionAliases = 0;
+        while (events.hasNext()) {
+            Event e = events.next();
+            Node done;
+            Optional<Anchor> anchor = Optional.empty();
+            if (e instanceof DocumentStartEvent) {
+                if (++documents > 1) {
+                    throw new LayoutException(
+                            source,
+                            line(e.getStartMark()),
+                            "YAML syntax: a second document ('---'); a layout file holds one");
+                }
+                continue;
+            } else if (e instanceof CollectionStartEvent c) {
+                open.push(new Open(c));
+                continue;
+            } else if (e instanceof ScalarEvent s) {
+                Tag tag = explicitTag(s.getTag());
+                done = new ScalarNode(
+                        tag == null
+                                ? resolver.resolve(s.getValue(), s.getImplicit().canOmitTagInPlainScalar())
+                                : tag,
+                        tag == null,
+                        s.getValue(),
+                        s.getScalarStyle(),
+                        s.getStartMark(),
+                        s.getEndMark());
+                anchor = s.getAnchor();
+            } else if (e instanceof AliasEvent a) {
+                done = anchors.get(a.getAlias());
+                if (done == null) {
+                    throw new LayoutException(
+                            source, line(e.getStartMark()), "YAML syntax: found undefined alias *" + a.getAlias());
+                }
+                if (!(done instanceof ScalarNode) && ++collectionAliases > MAX_COLLECTION_ALIASES) {
+                    throw new LayoutException(
+                            source,
+                            line(e.getStartMark()),
+                            "YAML syntax: more than " + MAX_COLLECTION_ALIASES + " aliases to lists or mappings");
+                }
+            } else if (e instanceof SequenceEndEvent || e instanceof MappingEndEvent) {
+                Open o = open.pop();
+                Tag tag = explicitTag(o.start.getTag());
+                if (e instanceof SequenceEndEvent) {
+                    done = new SequenceNode(
+                            tag == null ? Tag.SEQ : tag,
+                            tag == null,
+                            o.items,
+                            o.start.getFlowStyle(),
+                            o.start.getStartMark(),
+                            e.getEndMark());
+                } else {
+                    List<NodeTuple> tuples = new ArrayList<>(o.items.size() / 2);
+                    for (int i = 0; i + 1 < o.items.size(); i += 2) {
+                        tuples.add(new NodeTuple(o.items.get(i), o.items.get(i + 1)));
+                    }
+                    done = new MappingNode(
+                            tag == null ? Tag.MAP : tag,
+                            tag == null,
+                            tuples,
+                            o.start.getFlowStyle(),
+                            o.start.getStartMark(),
+                            e.getEndMark());
+                }
+                anchor = o.start.getAnchor();
+            } else {
+                continue; // stream start and end, document end
+            }
+            if (anchor.isPresent()) {
+                anchors.put(anchor.get(), done);
+            }
+            if (open.isEmpty()) {
+                root = done;
+            } else {
+                open.peek().items.add(done);
+            }
+        }
+        return root;
+    }
+
+    /** The tag written in the file, or null when the schema decides (none, or the non-specific '!'). */
+    private static Tag explicitTag(Optional<String> tag) {
+        return tag.isEmpty() || tag.get().equals("!") ? null : new Tag(tag.get());
+    }
+
+    private static String oneLine(String s) {
+        return s.replace("\t", "\\t").replaceAll("\\s*\\n\\s*", " ").trim();
+    }
+
+    static boolean isNull(Node node) {
+        return node instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
+    }
+
+    static int line(Node node) {
+        return line(node.getStartMark());
+    }
+
+    /** The 1-based line of a mark, 0 without one (no lambdas: this runs in premain, where the first costs milliseconds). */
+    static int line(Optional<Mark> mark) {
+        return mark.isPresent() ? mark.get().getLine() + 1 : 0;
+    }
+}

@@ -1,13 +1,15 @@
 package dev.pools.agent;
 
+import dev.pools.memory.JdkInternals;
 import java.lang.instrument.Instrumentation;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * Opens to the agent the JDK internals the pools need (see {@code NativeAccess}), so the user
- * passes no {@code --add-opens} flag: {@code java.nio} opened, and {@code jdk.internal.misc},
- * {@code jdk.internal.access} and {@code sun.nio.ch} exported, to this jar's module only.
+ * passes no {@code --add-opens} flag: the packages of {@link JdkInternals}, opened or exported to
+ * this jar's module only.
  */
 final class ModuleAccess {
 
@@ -17,12 +19,14 @@ final class ModuleAccess {
         Module base = Object.class.getModule();
         Module self = ModuleAccess.class.getModule();
         Set<Module> us = Set.of(self);
-        inst.redefineModule(
-                base,
-                Set.of(),
-                Map.of("jdk.internal.misc", us, "jdk.internal.access", us, "sun.nio.ch", us),
-                Map.of("java.nio", us),
-                Set.of(),
-                Map.of());
+        Map<String, Set<Module>> exports = new HashMap<>();
+        for (String p : JdkInternals.EXPORTED) {
+            exports.put(p, us);
+        }
+        Map<String, Set<Module>> opens = new HashMap<>();
+        for (String p : JdkInternals.OPENED) {
+            opens.put(p, us);
+        }
+        inst.redefineModule(base, Set.of(), exports, opens, Set.of(), Map.of());
     }
 }

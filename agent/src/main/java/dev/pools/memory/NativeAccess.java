@@ -196,10 +196,8 @@ final class NativeAccess {
     static void requireAvailable() {
         if (FAILURE != null) {
             throw new IllegalStateException(
-                    "pools need java.nio opened and jdk.internal.misc, sun.nio.ch exported"
-                            + " to them (the agent does this; without it pass --add-opens java.base/java.nio=ALL-UNNAMED"
-                            + " --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED): "
-                            + FAILURE,
+                    "pools need JDK internals opened to them (the agent does this; without it pass "
+                            + String.join(" ", JdkInternals.commandLineFlags()) + "): " + FAILURE,
                     FAILURE);
         }
     }

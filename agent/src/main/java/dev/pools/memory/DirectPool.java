@@ -32,7 +32,7 @@ final class DirectPool extends Pool {
     }
 
     @Override
-    boolean take(Lease lease, boolean retry) {
+    boolean takeLocked(Lease lease, boolean retry) {
         int length = Sizes.effective(lease.size);
         ArrayDeque<NativeAccess.Block> reusable = freeBySize.get(length);
         NativeAccess.Block block = reusable == null ? null : reusable.pollLast();
@@ -50,7 +50,7 @@ final class DirectPool extends Pool {
     }
 
     @Override
-    void giveBack(Lease lease) {
+    void giveBackLocked(Lease lease) {
         NativeAccess.Block block = (NativeAccess.Block) lease.slot;
         ArrayDeque<NativeAccess.Block> blocks = freeBySize.get(block.size);
         if (blocks == null) {
@@ -61,7 +61,7 @@ final class DirectPool extends Pool {
     }
 
     @Override
-    int releaseEmptyPages() {
+    int releaseEmptyPagesLocked() {
         int released = 0;
         for (ArrayDeque<NativeAccess.Block> blocks : freeBySize.values()) {
             for (NativeAccess.Block b : blocks) {
@@ -75,17 +75,17 @@ final class DirectPool extends Pool {
     }
 
     @Override
-    long pages() {
+    long pagesLocked() {
         return numberAllocs;
     }
 
     @Override
-    long bytesReserved() {
+    long bytesReservedLocked() {
         return bytesHeld;
     }
 
     @Override
-    void checkInvariants() {
+    void checkInvariantsLocked() {
         long freeBytes = 0;
         for (Map.Entry<Integer, ArrayDeque<NativeAccess.Block>> e : freeBySize.entrySet()) {
             for (NativeAccess.Block b : e.getValue()) {

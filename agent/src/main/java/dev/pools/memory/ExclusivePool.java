@@ -72,7 +72,7 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    boolean take(Lease lease, boolean retry) {
+    boolean takeLocked(Lease lease, boolean retry) {
         int size = lease.size;
         int length = Sizes.effective(size);
         if (!retry) {
@@ -133,7 +133,7 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    void giveBack(Lease lease) {
+    void giveBackLocked(Lease lease) {
         Page page = (Page) lease.slot;
         assert page.lease == lease : "releasing a page that is not this lease's";
         page.lease = null;
@@ -145,7 +145,7 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    int releaseEmptyPages() {
+    int releaseEmptyPagesLocked() {
         int released = freePages.size();
         for (Page p : freePages) {
             releasePage(p);
@@ -155,17 +155,17 @@ final class ExclusivePool extends Pool {
     }
 
     @Override
-    long pages() {
+    long pagesLocked() {
         return pageCount;
     }
 
     @Override
-    long bytesReserved() {
+    long bytesReservedLocked() {
         return bytesHeld;
     }
 
     @Override
-    void checkInvariants() {
+    void checkInvariantsLocked() {
         long previous = -1;
         for (Page p : freePages) {
             if (p.lease != null) {

@@ -7,7 +7,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * at install ({@code pagesPeak}, {@code largestAlloc}) and a histogram of request sizes.
  *
  * <p>Threading: every field below is guarded by {@link #lock}. An allocation holds one pool's lock
- * at a time; only an install holds them all, taken in layout order.
+ * at a time; only an install holds them all, taken in layout order. A method whose name ends in
+ * {@code Locked} runs with the lock held by its caller; every other method takes it itself.
  */
 abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
@@ -76,10 +77,10 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         AllocationTrace trace = owner.options().trace();
         lock.lock();
         try {
-            if (retired || !take(lease, retry)) {
+            if (retired || !takeLocked(lease, retry)) {
                 return null;
             }
-            link(lease);
+            linkLocked(lease);
             served(size);
             if (trace != null) {
                 // Under the lock, so the trace lists one pool's allocations and releases in the order the pool saw
@@ -97,10 +98,10 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
      * {@code lease.address}; false when there is none. Caller holds the lock. Allocates any object
      * it needs before it changes the pool, so that a failed allocation leaves the pool as it was.
      */
-    abstract boolean take(Lease lease, boolean retry);
+    abstract boolean takeLocked(Lease lease, boolean retry);
 
     /** Returns a released lease's room to the pool. The caller has claimed the release, cleaned the memory, and holds the lock. */
-    abstract void giveBack(Lease lease);
+    abstract void giveBackLocked(Lease lease);
 
     final void free(Lease lease) {
         lock.lock();
@@ -124,17 +125,17 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     private void freeLocked(Lease lease) {
-        unlink(lease);
+        unlinkLocked(lease);
         returned(lease.size);
         AllocationTrace trace = owner.options().trace();
         if (trace != null) {
             trace.released(lease.traceId);
         }
-        giveBack(lease);
+        giveBackLocked(lease);
     }
 
     /** Puts a lease on the list of live leases: the pool's strong hold on it. Caller holds the lock. */
-    private void link(Lease lease) {
+    private void linkLocked(Lease lease) {
         lease.nextLive = liveHead;
         if (liveHead != null) {
             liveHead.prevLive = lease;
@@ -143,7 +144,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         liveCount++;
     }
 
-    private void unlink(Lease lease) {
+    private void unlinkLocked(Lease lease) {
         Lease prev = lease.prevLive;
         Lease next = lease.nextLive;
         if (prev == null) {
@@ -161,7 +162,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     /** Checks the list of live leases against the accounting, then the kind's own invariants. Caller holds the lock. */
-    final void checkAllInvariants() {
+    final void checkAllInvariantsLocked() {
         long n = 0;
         long bytes = 0;
         for (Lease l = liveHead; l != null; l = l.nextLive) {
@@ -175,22 +176,22 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             throw new AssertionError("pool " + index + " lists " + n + " live leases of " + bytes + " B, counts "
                     + numberAllocs + " allocations of " + bytesInUse + " B");
         }
-        checkInvariants();
+        checkInvariantsLocked();
     }
 
     /** Gives every empty page back to the JDK; returns how many. Caller holds the lock. */
-    abstract int releaseEmptyPages();
+    abstract int releaseEmptyPagesLocked();
 
     /** Pages held now (a direct pool: live allocations). Caller holds the lock. */
-    abstract long pages();
+    abstract long pagesLocked();
 
     /** Bytes held from the JDK, used or free. Caller holds the lock. */
-    abstract long bytesReserved();
+    abstract long bytesReservedLocked();
 
     abstract PoolSpec spec();
 
     /** Checks the pool's structural invariants, throwing {@link AssertionError}; for tests. Caller holds the lock. */
-    abstract void checkInvariants();
+    abstract void checkInvariantsLocked();
 
     final void served(int size) {
         numberAllocs++;
@@ -218,7 +219,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final int cleanup() {
         lock.lock();
         try {
-            return releaseEmptyPages();
+            return releaseEmptyPagesLocked();
         } finally {
             lock.unlock();
         }
@@ -249,8 +250,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             pageSize = 0;
             maxSlice = Sizes.MAX_PAGE;
         }
-        Usage usage = new Usage(numberAllocs, bytesInUse, bytesPadding, bytesReserved(), 0, 0);
-        return new PoolReport(index, spec.kind(), pageSize, maxSlice, cap, pages(), pagesPeak, largestAlloc, usage);
+        Usage usage = new Usage(numberAllocs, bytesInUse, bytesPadding, bytesReservedLocked(), 0, 0);
+        return new PoolReport(
+                index, spec.kind(), pageSize, maxSlice, cap, pagesLocked(), pagesPeak, largestAlloc, usage);
     }
 
     final long[] requestSizes() {

@@ -304,7 +304,7 @@ public final class PoolAllocator {
             for (Pool pool : old.pools) {
                 pool.lock.lock();
                 locked++;
-                pool.releaseEmptyPages();
+                pool.releaseEmptyPagesLocked();
                 live += pool.bytesInUse;
             }
             if (live > 0) {
@@ -426,7 +426,7 @@ public final class PoolAllocator {
         for (Pool pool : current.pools) {
             pool.lock.lock();
             try {
-                pool.checkAllInvariants();
+                pool.checkAllInvariantsLocked();
             } finally {
                 pool.lock.unlock();
             }

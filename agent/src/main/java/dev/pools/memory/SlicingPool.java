@@ -14,7 +14,7 @@ import java.util.Arrays;
  * <b>Terms.</b> A request of {@code s} bytes has effective size {@code e = roundUp(s, 64)}; the
  * slice that serves it covers exactly {@code e} bytes.
  *
- * <p><b>Invariants</b> (checked by {@link #checkInvariants()}, the cheap ones by {@code assert}):
+ * <p><b>Invariants</b> (checked by {@link #checkInvariantsLocked()}, the cheap ones by {@code assert}):
  * <ol>
  *   <li>The slices of a page tile it exactly: offsets start at 0, each slice starts where the last
  *       ended, the lengths add up to the page size, every offset and length is a multiple of 64.</li>
@@ -30,7 +30,7 @@ import java.util.Arrays;
  * {@code e}, split: the front {@code e} bytes become the used slice, the rest stays free in place.
  *
  * <p><b>Free</b>: the slice merges with a free neighbour on either side, or becomes a free slice
- * of its own. Empty pages stay until {@link #releaseEmptyPages()} (an explicit cleanup).
+ * of its own. Empty pages stay until {@link #releaseEmptyPagesLocked()} (an explicit cleanup).
  *
  * <p><b>Accepts</b> {@code s <= min(maxSlice, pageSize)}; an uncapped pool also takes a size that
  * would leave less than a fifth of a page unused, but only as a last resort (see {@link PoolSet}).
@@ -82,7 +82,7 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    boolean take(Lease lease, boolean retry) {
+    boolean takeLocked(Lease lease, boolean retry) {
         int length = Sizes.effective(lease.size);
         Slice slice = free.firstFit(length);
         if (slice == null) {
@@ -151,7 +151,7 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    void giveBack(Lease lease) {
+    void giveBackLocked(Lease lease) {
         Slice slice = (Slice) lease.slot;
         assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
         slice.lease = null;
@@ -195,7 +195,7 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    int releaseEmptyPages() {
+    int releaseEmptyPagesLocked() {
         int released = 0;
         for (int i = 0; i < pages.length; i++) {
             Page page = pages[i];
@@ -212,12 +212,12 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    long pages() {
+    long pagesLocked() {
         return pageCount;
     }
 
     @Override
-    long bytesReserved() {
+    long bytesReservedLocked() {
         return (long) pageCount * pageSize;
     }
 
@@ -237,7 +237,7 @@ final class SlicingPool extends Pool {
     }
 
     @Override
-    void checkInvariants() {
+    void checkInvariantsLocked() {
         int freeSlices = 0;
         int held = 0;
         for (int i = 0; i < pages.length; i++) {

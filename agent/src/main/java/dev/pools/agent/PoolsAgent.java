@@ -120,6 +120,7 @@ public final class PoolsAgent {
             if (runtime.config().reportFile() != null && !Recorder.started()) {
                 Log.info("the JVM ended before the recording started; no recording was written");
             }
+            Recorder.shutdown();
         }
     }
 

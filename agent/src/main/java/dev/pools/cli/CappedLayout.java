@@ -33,6 +33,13 @@ final class CappedLayout {
                 .append(Math.round(headroom * 100))
                 .append("%.\n");
         b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
+        for (RecordingSummary r : runs) {
+            if (r.recoveredFrom != null) {
+                b.append("# ")
+                        .append(r.file.getFileName())
+                        .append(": recovered from a JVM that did not exit cleanly, up to its last flush.\n");
+            }
+        }
         if (first.layoutKind.equals(PoolKind.DIRECT.label())) {
             growableFromDirect();
         } else {

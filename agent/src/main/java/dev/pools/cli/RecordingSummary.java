@@ -1,6 +1,8 @@
 package dev.pools.cli;
 
 import dev.pools.recording.EventNames;
+import dev.pools.recording.Recorder;
+import dev.pools.recording.RecordingRepository;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -14,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 
@@ -60,6 +63,12 @@ final class RecordingSummary {
     record Refusals(String site, long size, String outcome, long count, String reason) {}
 
     final Path file;
+    /** The JFR repository read instead of {@link #file}, for a JVM that never wrote its recording; null when complete. */
+    Path recoveredFrom;
+    /** From {@code jdk.JVMInformation}: the process id; -1 when not recorded. */
+    long pid = -1;
+
+    private long events;
     String layoutKind;
     String layoutYaml;
     String layoutSource;
@@ -85,26 +94,25 @@ final class RecordingSummary {
         this.usageTimeline = timeline ? new ArrayList<>() : null;
     }
 
-    /** Reads a recording; any problem with the file is a {@link BadInput} with one line naming it. */
+    /**
+     * Reads a recording; any problem with the file is a {@link BadInput} with one line naming it.
+     *
+     * <p>A JVM killed with SIGKILL leaves its {@code report.file} empty or missing, and what it had
+     * flushed in the JFR repository beside it ({@code <file>.d}, see {@link RecordingRepository}):
+     * that is read instead, and the summary says it was recovered. A JFR repository folder may also
+     * be given directly.
+     */
     static RecordingSummary read(Path file, boolean timeline) {
-        if (Files.isDirectory(file)) {
-            throw new BadInput(file + ": is a directory, not a recording");
-        }
         RecordingSummary s = new RecordingSummary(file, timeline);
-        long events = 0;
         try {
-            if (Files.size(file) == 0) {
-                throw new BadInput(
-                        file + ": the file is empty (expected a JFR recording written by the pools agent;"
-                                + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)");
-            }
-            if (!startsWithMagic(file)) {
-                throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");
-            }
-            try (RecordingFile in = new RecordingFile(file)) {
-                while (in.hasMoreEvents()) {
-                    s.accept(in.readEvent());
-                    events++;
+            List<Path> chunks = recoverable(file);
+            if (chunks == null) {
+                checkReadable(file);
+                s.readFile(file, false);
+            } else {
+                s.recoveredFrom = Files.isDirectory(file) ? file : RecordingRepository.folderOf(file);
+                for (Path chunk : chunks) {
+                    s.readFile(chunk, true);
                 }
             }
         } catch (NoSuchFileException e) {
@@ -125,14 +133,85 @@ final class RecordingSummary {
             throw new BadInput(file + ": not a readable JFR recording (" + e + ")");
         }
         if (s.layoutYaml == null || s.pools.isEmpty()) {
-            throw new BadInput(file + ": a JFR recording without pools events (" + events
-                    + " other events); record with -javaagent:pools.jar, which writes pools-<pid>.jfr");
+            throw new BadInput(file + ": "
+                    + (s.recoveredFrom == null ? "a JFR recording" : "the JFR repository " + s.recoveredFrom)
+                    + " without pools events (" + s.events + " other events); record with -javaagent:pools.jar, which"
+                    + " writes pools-<pid>.jfr"
+                    + (s.recoveredFrom == null
+                            ? ""
+                            : ", and a report.period above 0 for" + " a JVM that may be killed"));
         }
         if (timeline) {
             s.poolTimeline.sort(Comparator.comparing(Pool::time));
             s.usageTimeline.sort(Comparator.comparing(Usage::time));
         }
         return s;
+    }
+
+    /**
+     * The chunk files to read instead of {@code file}, in name (so time) order: those of a JFR
+     * repository folder given directly, or those beside an empty or missing recording; null when
+     * {@code file} is to be read as it is.
+     */
+    private static List<Path> recoverable(Path file) throws IOException {
+        Path folder;
+        if (Files.isDirectory(file)) {
+            folder = file;
+        } else if (Files.isRegularFile(file) && Files.size(file) > 0) {
+            return null;
+        } else {
+            folder = RecordingRepository.folderOf(file);
+            if (!Files.isDirectory(folder)) {
+                return null;
+            }
+        }
+        List<Path> chunks = new ArrayList<>();
+        // The folder itself (a JFR repository given directly), or the repository JFR made in it.
+        try (Stream<Path> found = Files.walk(folder, 2)) {
+            found.filter(p -> p.getFileName().toString().endsWith(".jfr") && Files.isRegularFile(p))
+                    .sorted()
+                    .forEach(chunks::add);
+        }
+        if (chunks.isEmpty()) {
+            if (Files.isDirectory(file)) {
+                throw new BadInput(file + ": is a directory without JFR chunk files, not a recording");
+            }
+            return null;
+        }
+        return chunks;
+    }
+
+    private static void checkReadable(Path file) throws IOException {
+        if (Files.size(file) == 0) {
+            throw new BadInput(
+                    file + ": the file is empty (expected a JFR recording written by the pools agent;"
+                            + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)");
+        }
+        if (!startsWithMagic(file)) {
+            throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");
+        }
+    }
+
+    /**
+     * Reads one file's events. A chunk of a killed JVM may end in the middle of an event: what was
+     * read before that counts ({@code partial}); in a recording written at exit that is an error.
+     */
+    private void readFile(Path path, boolean partial) throws IOException {
+        Path readable = partial ? UnfinishedChunk.readable(path) : path;
+        try (RecordingFile in = new RecordingFile(readable)) {
+            while (in.hasMoreEvents()) {
+                accept(in.readEvent());
+                events++;
+            }
+        } catch (EOFException e) {
+            if (!partial) {
+                throw e;
+            }
+        } finally {
+            if (!readable.equals(path)) {
+                Files.deleteIfExists(readable);
+            }
+        }
     }
 
     /** A JFR file starts with the bytes {@code FLR\0}. */
@@ -152,6 +231,7 @@ final class RecordingSummary {
             end = t;
         }
         switch (e.getEventType().getName()) {
+            case Recorder.JVM_INFORMATION -> pid = e.getLong("pid");
             case EventNames.LAYOUT -> {
                 if (!t.isBefore(layoutTime)) {
                     if (layoutYaml != null && !layoutYaml.equals(e.getString(EventNames.LAYOUT_YAML))) {

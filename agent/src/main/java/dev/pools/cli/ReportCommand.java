@@ -23,7 +23,9 @@ import picocli.CommandLine.Parameters;
         description =
                 "Prints what each recording says at its end: per pool its kind, page size, slice limit, cap, pages,"
                         + " peak pages against the cap and largest allocation; the usage and its peak over the run; fallbacks and"
-                        + " refusals; the top call sites.")
+                        + " refusals; the top call sites. Given several recordings (the JVMs of a fleet), it ends with one row"
+                        + " per JVM and the fleet's maximum. A recording left empty by a killed JVM is read from the JFR"
+                        + " repository the agent keeps beside it (<file>.d), up to its last flush.")
 final class ReportCommand implements Callable<Integer> {
 
     private static final DateTimeFormatter TIME =
@@ -52,10 +54,17 @@ final class ReportCommand implements Callable<Integer> {
             for (RecordingSummary s : summaries) {
                 out.add(toJson(s));
             }
-            System.out.print(Json.write(Json.obj("recordings", out)));
+            Map<String, Object> all = Json.obj("recordings", out);
+            if (summaries.size() > 1) {
+                all.put("fleet", new FleetReport(summaries).json());
+            }
+            System.out.print(Json.write(all));
         } else {
             for (int i = 0; i < summaries.size(); i++) {
                 System.out.print((i > 0 ? "\n" : "") + text(summaries.get(i), top));
+            }
+            if (summaries.size() > 1) {
+                System.out.print("\n" + new FleetReport(summaries).text());
             }
         }
         return ExitStatus.DONE;
@@ -75,7 +84,17 @@ final class ReportCommand implements Callable<Integer> {
                 .append(s.layoutKind)
                 .append(" (from ")
                 .append(s.layoutSource)
-                .append(")\n\n");
+                .append(")\n");
+        if (s.pid >= 0) {
+            b.append("process ").append(s.pid).append('\n');
+        }
+        if (s.recoveredFrom != null) {
+            b.append("recovered from ")
+                    .append(s.recoveredFrom)
+                    .append(": the JVM did not write its recording (killed?); this is what it had flushed, up to")
+                    .append(" about a second before it ended, without the call sites and request sizes of the end\n");
+        }
+        b.append('\n');
         Table t = new Table(
                         "pool",
                         "kind",
@@ -178,6 +197,8 @@ final class ReportCommand implements Callable<Integer> {
         m.put("file", s.file.toString());
         m.put("start", s.start.toString());
         m.put("end", s.end.toString());
+        m.put("pid", s.pid);
+        m.put("recoveredFrom", s.recoveredFrom == null ? null : s.recoveredFrom.toString());
         m.put(
                 "layout",
                 Json.obj(EventNames.KIND, s.layoutKind, EventNames.SOURCE, s.layoutSource, "yaml", s.layoutYaml));

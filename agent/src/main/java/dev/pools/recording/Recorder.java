@@ -20,10 +20,14 @@ import jdk.jfr.Recording;
  * <p>Two periodic hooks: every {@code report.period} one batch (a {@code pools.PoolReport} per pool
  * and a {@code pools.Usage}), and at the end of every chunk, so also when the JVM shuts down
  * (normal exit, {@code System.exit}, SIGTERM: JFR's own shutdown hook runs it), the final batch
- * with the call sites and request-size histograms. The recording holds only the {@code pools.*}
- * events and is written to {@code report.file} when the JVM exits.
+ * with the call sites and request-size histograms. The recording holds the {@code pools.*} events
+ * and the JDK's {@code jdk.JVMInformation}, and is written to {@code report.file} when the JVM
+ * exits; until then it is in JFR's repository, moved beside that file ({@link RecordingRepository}).
  */
 public final class Recorder {
+
+    /** The JDK's own event that names the JVM (pid, arguments, start time): one row per JVM in a fleet report. */
+    public static final String JVM_INFORMATION = "jdk.JVMInformation";
 
     private static volatile boolean started;
 
@@ -58,8 +62,11 @@ public final class Recorder {
         recording.enable(AllocationRefusedEvent.class).withStackTrace();
         recording.enable(CallSiteEvent.class);
         recording.enable(RequestSizesEvent.class);
+        recording.enable(JVM_INFORMATION).with("period", "beginChunk");
         recording.setToDisk(true);
-        recording.setDestination(Path.of(FileNames.expand(config.reportFile())));
+        Path destination = Path.of(FileNames.expand(config.reportFile()));
+        recording.setDestination(destination);
+        RecordingRepository.moveBeside(destination, recording);
         recording.start();
         started = true;
         CallSites sites = pools.sites();
@@ -80,6 +87,13 @@ public final class Recorder {
             e.source = layout.source().name().toLowerCase(Locale.ROOT);
             e.commit();
         });
+    }
+
+    /** At exit, beside JFR's own shutdown hook: removes the emptied repository folder. */
+    public static void shutdown() {
+        if (started) {
+            RecordingRepository.removeWhenEmpty();
+        }
     }
 
     static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {

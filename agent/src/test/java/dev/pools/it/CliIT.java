@@ -105,7 +105,8 @@ class CliIT {
         Forked.Result json = Forked.cli(
                 dir, "report", "--json", recording(3).toString(), recording(4).toString());
         assertEquals(0, json.exit(), json.toString());
-        assertEquals(2, json.out().split("\"file\":").length - 1, "one object per recording");
+        assertEquals(2, json.out().split("\"recoveredFrom\":").length - 1, "one object per recording");
+        assertTrue(json.out().contains("\"fleet\":"), "and the fleet of both: " + json.out());
         assertTrue(json.out().contains("\"numberAllocs\": 50"), json.out());
     }
 
@@ -206,7 +207,7 @@ class CliIT {
                 Arguments.of(
                         "text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
-                Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),
+                Arguments.of("folder.jfr", "folder.jfr: is a directory without JFR chunk files, not a recording"),
                 Arguments.of("missing.jfr", "missing.jfr: no such file"),
                 Arguments.of("foreign.jfr", "foreign.jfr: a JFR recording without pools events"));
     }

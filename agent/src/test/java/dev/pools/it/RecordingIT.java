@@ -1,6 +1,7 @@
 package dev.pools.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,6 +95,7 @@ class RecordingIT {
         Forked.Result r = Forked.app(dir, agent(), RecordedWorkload.class, "normal");
         assertEquals(0, r.exit(), r.toString());
         assertEquals(apiLines(r.out()), finalState(recording()));
+        assertFalse(Files.exists(dir.resolve(recording().getFileName() + ".d")), "the JFR repository folder is gone");
     }
 
     @Test
@@ -103,8 +105,10 @@ class RecordingIT {
         assertEquals(apiLines(r.out()), finalState(recording()));
     }
 
-    @Test
-    void sigterm_while_four_threads_allocate_leaves_a_complete_recording() throws Exception {
+    /** The threads workload, started and read until it says it is steady; the API's lines so far. */
+    private record Steady(Process process, List<String> api) {}
+
+    private Steady startSteadyThreads() throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Forked.java()));
         cmd.addAll(agent());
         cmd.addAll(List.of("-cp", Forked.TEST_CLASSES.toString(), RecordedWorkload.class.getName(), "threads"));
@@ -119,12 +123,19 @@ class RecordingIT {
             lines.add(line);
         }
         assertEquals("steady", line, lines + Files.readString(dir.resolve("err.txt")));
+        return new Steady(p, apiLines(String.join("\n", lines)));
+    }
+
+    @Test
+    void sigterm_while_four_threads_allocate_leaves_a_complete_recording() throws Exception {
+        Steady steady = startSteadyThreads();
+        Process p = steady.process();
         p.destroy(); // SIGTERM
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(143, p.exitValue(), "killed by SIGTERM");
 
         List<String> last = finalState(recording());
-        List<String> api = apiLines(String.join("\n", lines));
+        List<String> api = steady.api();
         assertEquals(
                 api.subList(0, 2),
                 last.subList(0, 2),
@@ -134,6 +145,90 @@ class RecordingIT {
         assertTrue(live >= 28 && live <= 32, "four threads hold 7 or 8 buffers each at any moment: " + last);
         assertEquals(live * 64 * 1024, Long.parseLong(usage[2]), "bytes in use match the live count");
         assertEquals(2L << 20, Long.parseLong(usage[4]), "32 buffers of 64 KiB fill two 1 MiB pages exactly: " + last);
+        assertFalse(Files.exists(dir.resolve(recording().getFileName() + ".d")), "the JFR repository folder is gone");
+    }
+
+    @Test
+    void after_sigkill_report_and_suggest_read_what_was_flushed_and_report_gives_one_row_per_jvm() throws Exception {
+        Steady steady = startSteadyThreads();
+        Process p = steady.process();
+        Path file = dir.resolve("run-" + p.pid() + ".jfr");
+        // The steady state, as the API printed it: "api-report <pageSize> <pages> <pagesPeak> <largest>".
+        String steadyPeak = steady.api().get(1).split(" ")[3];
+        assertEquals("2", steadyPeak, "32 buffers of 64 KiB fill two 1 MiB pages: " + steady.api());
+        // JFR flushes about once a second: periodic events first, then the flush, in one thread. Three
+        // flushes after "steady" (three times the chunk file grew) hold a batch taken after it.
+        // (Only JDK 17's reader reads a live JVM's chunk, so the test watches sizes instead.)
+        Path folder = dir.resolve(file.getFileName() + ".d");
+        long size = -1;
+        int grew = 0;
+        for (int i = 0; i < 2400 && grew < 3; i++) {
+            long now = chunkBytes(folder);
+            if (size >= 0 && now > size) {
+                grew++;
+            }
+            size = now;
+            Thread.sleep(50);
+        }
+        assertEquals(3, grew, "the chunk file grew three times");
+        p.destroyForcibly(); // SIGKILL
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(137, p.exitValue(), "killed by SIGKILL");
+        assertEquals(0, Files.size(file), "JFR never copied the recording to report.file");
+
+        Forked.Result report = Forked.cli(dir, "report", file.toString());
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("process " + p.pid() + "\n"), report.out());
+        assertTrue(report.out().contains("recovered from " + dir.resolve(file.getFileName() + ".d")), report.out());
+        String recovered = report.out()
+                .lines()
+                .filter(l -> l.matches(" +1 +sliced .*"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(recovered.matches(" +1 +sliced +1 MiB +1 MiB +none +2 +2 .*"), "pool 1 holds 2 pages: " + recovered);
+
+        Forked.Result suggest = Forked.cli(dir, "suggest", file.toString());
+        assertEquals(0, suggest.exit(), suggest.toString());
+        assertTrue(suggest.out().contains("recovered from a JVM that did not exit cleanly"), suggest.out());
+        assertTrue(
+                suggest.out()
+                        .matches(
+                                "(?s).*page_size: 1 MiB +# 1048576 B\n +max_slice: 1 MiB +# 1048576 B\n +pages: 2  # peak 2.*"),
+                suggest.out());
+
+        // A second JVM that ends normally: the fleet view puts both side by side.
+        Forked.Result normal = Forked.app(dir, agent(), RecordedWorkload.class, "normal");
+        assertEquals(0, normal.exit(), normal.toString());
+        List<String> files;
+        try (var all = Files.list(dir)) {
+            files = all.map(f -> f.getFileName().toString())
+                    .filter(n -> n.matches("run-\\d+\\.jfr"))
+                    .sorted()
+                    .toList();
+        }
+        assertEquals(2, files.size(), files.toString());
+        List<String> args = new ArrayList<>(List.of("report"));
+        args.addAll(files);
+        Forked.Result fleet = Forked.cli(dir, args.toArray(String[]::new));
+        assertEquals(0, fleet.exit(), fleet.toString());
+        String out = fleet.out();
+        assertTrue(out.contains("fleet: 2 JVMs, 1 recovered"), out);
+        assertTrue(
+                out.lines().anyMatch(l -> l.matches(" +" + file.getFileName() + " +" + p.pid() + " .* recovered .*")),
+                out);
+        assertTrue(out.lines().anyMatch(l -> l.matches(" +run-\\d+\\.jfr +\\d+ .* complete .*")), out);
+        assertTrue(out.lines().anyMatch(l -> l.matches(" +fleet maximum .* \\d+ / \\d+ +0 +0")), out);
+    }
+
+    private static long chunkBytes(Path folder) throws Exception {
+        if (!Files.isDirectory(folder)) {
+            return 0;
+        }
+        try (var files = Files.walk(folder)) {
+            return files.filter(f -> f.toString().endsWith(".jfr"))
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
+        }
     }
 
     @Test
@@ -204,10 +299,14 @@ class RecordingIT {
                 .lines()
                 .map(String::strip)
                 .filter(l -> l.startsWith("jdk."))
-                .filter(l -> !l.matches(
-                        "jdk\\.(ActiveSetting|ActiveRecording|CheckPoint|Checkpoint|Metadata|ChunkHeader)\\b.*"))
+                .filter(
+                        l -> !l.matches(
+                                "jdk\\.(ActiveSetting|ActiveRecording|CheckPoint|Checkpoint|Metadata|ChunkHeader|JVMInformation)\\b.*"))
                 .filter(l -> !l.split("\\s+")[1].equals("0"))
                 .toList();
-        assertEquals(List.of(), others, "beside JFR's own bookkeeping the recording holds only pools events");
+        assertEquals(
+                List.of(),
+                others,
+                "beside JFR's own bookkeeping and the JVM's identity the recording holds only pools events");
     }
 }

@@ -1,0 +1,173 @@
+package dev.pools.cli;
+
+import dev.pools.memory.Sizes;
+import dev.pools.recording.EventNames;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Many recordings side by side, one row per JVM (the executors of a cluster, the replicas of a
+ * service), and the fleet's maximum of each column: what one layout for all of them must hold.
+ */
+final class FleetReport {
+
+    private final List<RecordingSummary> runs;
+
+    FleetReport(List<RecordingSummary> runs) {
+        this.runs = runs;
+    }
+
+    /** Each pool's peak pages, in pool order: the numbers {@code suggest} caps at. */
+    static List<Long> peakPages(RecordingSummary s) {
+        List<Long> out = new ArrayList<>();
+        for (RecordingSummary.Pool p : s.pools.values()) {
+            out.add(p.pagesPeak());
+        }
+        return out;
+    }
+
+    /** The per-pool maximum over all runs, or null when their layouts have different numbers of pools. */
+    List<Long> maxPeakPages() {
+        List<Long> max = null;
+        for (RecordingSummary s : runs) {
+            List<Long> pages = peakPages(s);
+            if (max == null) {
+                max = new ArrayList<>(pages);
+            } else if (max.size() != pages.size()) {
+                return null;
+            } else {
+                for (int i = 0; i < pages.size(); i++) {
+                    max.set(i, Math.max(max.get(i), pages.get(i)));
+                }
+            }
+        }
+        return max;
+    }
+
+    static String state(RecordingSummary s) {
+        return s.recoveredFrom == null ? "complete" : "recovered";
+    }
+
+    String text() {
+        Table t = new Table(
+                        "recording",
+                        "pid",
+                        "duration",
+                        "state",
+                        "peak reserved",
+                        "peak in use",
+                        "peak pages per pool",
+                        "fallbacks",
+                        "refusals")
+                .rightAligned(1, 2, 4, 5, 7, 8);
+        long reserved = 0;
+        long inUse = 0;
+        long fallbacks = 0;
+        long refusals = 0;
+        long totalFallbacks = 0;
+        long totalRefusals = 0;
+        for (RecordingSummary s : runs) {
+            t.row(
+                    s.file,
+                    s.pid < 0 ? "-" : s.pid,
+                    Duration.between(s.start, s.end).toSeconds() + " s",
+                    state(s),
+                    Sizes.human(s.peakReserved),
+                    Sizes.human(s.peakInUse),
+                    pages(peakPages(s)),
+                    s.usage.fallbackAllocs(),
+                    s.refusedCount());
+            reserved = Math.max(reserved, s.peakReserved);
+            inUse = Math.max(inUse, s.peakInUse);
+            fallbacks = Math.max(fallbacks, s.usage.fallbackAllocs());
+            refusals = Math.max(refusals, s.refusedCount());
+            totalFallbacks += s.usage.fallbackAllocs();
+            totalRefusals += s.refusedCount();
+        }
+        List<Long> max = maxPeakPages();
+        t.row(
+                "fleet maximum",
+                "",
+                "",
+                "",
+                Sizes.human(reserved),
+                Sizes.human(inUse),
+                max == null ? "(layouts differ)" : pages(max),
+                fallbacks,
+                refusals);
+        StringBuilder b = new StringBuilder();
+        b.append("fleet: ").append(runs.size()).append(" JVMs");
+        long recovered = runs.stream().filter(s -> s.recoveredFrom != null).count();
+        if (recovered > 0) {
+            b.append(", ")
+                    .append(recovered)
+                    .append(" recovered from the JFR repository of a JVM that did not exit cleanly (up to its last"
+                            + " flush)");
+        }
+        b.append("\n\n").append(t);
+        b.append("fleet total:       ")
+                .append(totalFallbacks)
+                .append(" fallbacks, ")
+                .append(totalRefusals)
+                .append(" refusals\n");
+        return b.toString();
+    }
+
+    Map<String, Object> json() {
+        List<Object> rows = new ArrayList<>();
+        for (RecordingSummary s : runs) {
+            rows.add(row(
+                    s.file.toString(),
+                    s.pid,
+                    state(s),
+                    s.peakReserved,
+                    s.peakInUse,
+                    peakPages(s),
+                    s.usage.fallbackAllocs(),
+                    s.refusedCount()));
+        }
+        long reserved = runs.stream().mapToLong(s -> s.peakReserved).max().orElse(0);
+        long inUse = runs.stream().mapToLong(s -> s.peakInUse).max().orElse(0);
+        long fallbacks =
+                runs.stream().mapToLong(s -> s.usage.fallbackAllocs()).max().orElse(0);
+        long refusals =
+                runs.stream().mapToLong(RecordingSummary::refusedCount).max().orElse(0);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("jvms", rows);
+        m.put("maximum", row(null, -1, null, reserved, inUse, maxPeakPages(), fallbacks, refusals));
+        return m;
+    }
+
+    private static Map<String, Object> row(
+            String file,
+            long pid,
+            String state,
+            long reserved,
+            long inUse,
+            List<Long> pages,
+            long fallbacks,
+            long refusals) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (file != null) {
+            m.put("file", file);
+            m.put("pid", pid);
+            m.put("state", state);
+        }
+        m.put("peak", Json.obj(EventNames.BYTES_RESERVED, reserved, EventNames.BYTES_IN_USE, inUse));
+        m.put(EventNames.PAGES_PEAK, pages == null ? null : new ArrayList<Object>(pages));
+        m.put(EventNames.FALLBACK_ALLOCS, fallbacks);
+        m.put("refusals", refusals);
+        return m;
+    }
+
+    private static String pages(List<Long> pages) {
+        StringBuilder b = new StringBuilder();
+        for (Long p : pages) {
+            b.append(b.length() == 0 ? "" : " / ").append(p);
+        }
+        return b.toString();
+    }
+}

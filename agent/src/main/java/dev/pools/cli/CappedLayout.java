@@ -5,6 +5,7 @@ import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolKind;
 import dev.pools.memory.Sizes;
+import dev.pools.recording.EventNames;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,6 +16,8 @@ final class CappedLayout {
     private final List<RecordingSummary> runs;
     private final double headroom;
     private final StringBuilder b = new StringBuilder();
+    /** Bytes of the capped pools' pages: what they may reserve, for the direct memory limit; -1 when uncapped. */
+    private long cappedBytes;
 
     CappedLayout(PoolsConfig config, List<RecordingSummary> runs, double headroom) {
         this.config = config;
@@ -46,6 +49,7 @@ final class CappedLayout {
             capped();
         }
         refusals();
+        budget();
         return b.append(LayoutPrinter.printSettings(config)).toString();
     }
 
@@ -114,6 +118,7 @@ final class CappedLayout {
     }
 
     private void pool(long pageSize, long maxSlice, long peak, long largest) {
+        cappedBytes += cap(peak) * pageSize;
         b.append("  - ").append(LayoutPrinter.sizeLine("page_size", pageSize));
         b.append("    ").append(LayoutPrinter.sizeLine("max_slice", maxSlice));
         b.append("    pages: ")
@@ -126,6 +131,7 @@ final class CappedLayout {
 
     /** A direct layout measured request sizes but no pages: propose size classes from the histogram, uncapped. */
     private void growableFromDirect() {
+        cappedBytes = -1;
         Map<Long, Long> sizes = new TreeMap<>();
         for (RecordingSummary r : runs) {
             for (Map<Long, Long> h : r.requestSizes.values()) {
@@ -171,6 +177,51 @@ final class CappedLayout {
                     .append(Sizes.human(largest))
                     .append(", a page each\n");
             b.append("  - ").append(LayoutPrinter.sizeLine("page_size", page));
+        }
+    }
+
+    /**
+     * The limits the process needs beside the layout, from the recordings' process memory (the
+     * largest JVM): the JDK's direct memory limit, which the pool pages count against, and the
+     * container's memory limit.
+     */
+    private void budget() {
+        Budget budget = Budget.largest(runs);
+        if (budget.samples() == 0) {
+            b.append("# No process memory in the recordings (an older agent): no limits suggested.\n");
+            return;
+        }
+        int percent = (int) Math.round(headroom * 100);
+        b.append("# Limits for the process, from the same recordings (the largest JVM), headroom ")
+                .append(percent)
+                .append("%:\n");
+        if (cappedBytes >= 0) {
+            long direct = budget.maxDirectMemory(cappedBytes, headroom);
+            b.append("#   -XX:MaxDirectMemorySize=")
+                    .append(direct >> 20)
+                    .append("m   the capped pages (")
+                    .append(Sizes.human(cappedBytes))
+                    .append(") and the direct memory outside the pools at its peak (")
+                    .append(Sizes.human(Math.max(0, budget.peak(Budget.DIRECT_OUTSIDE_POOLS))))
+                    .append(")\n");
+        }
+        long limit = budget.containerLimit(headroom);
+        if (limit > 0) {
+            b.append("#   container memory limit ")
+                    .append(limit >> 20)
+                    .append(" MiB   the peak resident set (")
+                    .append(Sizes.human(budget.peak(EventNames.RSS_PEAK)))
+                    .append("): docker run -m ")
+                    .append(limit >> 20)
+                    .append("m, Kubernetes resources.limits.memory: ")
+                    .append(limit >> 20)
+                    .append("Mi\n");
+            if (headroom == 0) {
+                b.append(
+                        "#   (no headroom: a limit at the measured peak leaves nothing for a larger input; see --headroom)\n");
+            }
+        } else {
+            b.append("#   container memory limit: unknown (the resident set could not be read: no /proc)\n");
         }
     }
 

@@ -69,6 +69,9 @@ final class RecordingSummary {
     long pid = -1;
 
     private long events;
+    /** The process's memory, from pools.ProcessMemory; no samples in recordings of older agents. */
+    final Budget budget = new Budget();
+
     String layoutKind;
     String layoutYaml;
     String layoutSource;
@@ -232,6 +235,7 @@ final class RecordingSummary {
         }
         switch (e.getEventType().getName()) {
             case Recorder.JVM_INFORMATION -> pid = e.getLong("pid");
+            case EventNames.PROCESS_MEMORY -> budget.accept(e);
             case EventNames.LAYOUT -> {
                 if (!t.isBefore(layoutTime)) {
                     if (layoutYaml != null && !layoutYaml.equals(e.getString(EventNames.LAYOUT_YAML))) {

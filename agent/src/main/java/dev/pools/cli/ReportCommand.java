@@ -147,6 +147,9 @@ final class ReportCommand implements Callable<Integer> {
                 .append(")   refusals: ")
                 .append(s.refusedCount())
                 .append('\n');
+        if (s.budget.samples() > 0) {
+            b.append('\n').append(s.budget.text());
+        }
         List<RecordingSummary.Site> sites = topSites(s, top);
         if (!sites.isEmpty()) {
             b.append("\ntop call sites, by bytes requested:\n");
@@ -229,6 +232,7 @@ final class ReportCommand implements Callable<Integer> {
         um.put(EventNames.FALLBACK_BYTES, u.fallbackBytes());
         m.put("usage", um);
         m.put("peak", Json.obj(EventNames.BYTES_RESERVED, s.peakReserved, EventNames.BYTES_IN_USE, s.peakInUse));
+        m.put("processMemory", s.budget.samples() > 0 ? s.budget.json() : null);
         List<Object> sites = new ArrayList<>();
         for (RecordingSummary.Site site : topSites(s, top)) {
             sites.add(Json.obj(

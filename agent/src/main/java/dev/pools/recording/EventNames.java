@@ -14,6 +14,7 @@ public final class EventNames {
     public static final String ALLOCATION_REFUSED = "pools.AllocationRefused";
     public static final String CALL_SITE = "pools.CallSite";
     public static final String REQUEST_SIZES = "pools.RequestSizes";
+    public static final String PROCESS_MEMORY = "pools.ProcessMemory";
 
     // pools.Layout
     public static final String KIND = "kind";
@@ -54,6 +55,22 @@ public final class EventNames {
 
     // pools.RequestSizes
     public static final String BUCKET_MAX = "bucketMax";
+
+    // pools.ProcessMemory
+    public static final String RSS = "rss";
+    public static final String RSS_PEAK = "rssPeak";
+    public static final String RSS_ANON = "rssAnon";
+    public static final String RSS_FILE = "rssFile";
+    public static final String HEAP_USED = "heapUsed";
+    public static final String HEAP_COMMITTED = "heapCommitted";
+    public static final String METASPACE = "metaspace";
+    public static final String CODE_CACHE = "codeCache";
+    public static final String OTHER_NON_HEAP = "otherNonHeap";
+    public static final String THREADS = "threads";
+    public static final String JDK_DIRECT = "jdkDirect";
+    public static final String POOLS_RESERVED = "poolsReserved";
+    public static final String POOLS_IN_USE = "poolsInUse";
+    public static final String NATIVE_OTHER = "nativeOther";
 
     private EventNames() {}
 }

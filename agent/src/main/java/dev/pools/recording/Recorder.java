@@ -17,8 +17,8 @@ import jdk.jfr.Recording;
 /**
  * Writes what the pools hold to a JFR recording (CONTRACT.md §3).
  *
- * <p>Two periodic hooks: every {@code report.period} one batch (a {@code pools.PoolReport} per pool
- * and a {@code pools.Usage}), and at the end of every chunk, so also when the JVM shuts down
+ * <p>Periodic hooks: every {@code report.period} one batch (a {@code pools.PoolReport} per pool
+ * and a {@code pools.Usage}) and a {@code pools.ProcessMemory}, and at the end of every chunk, so also when the JVM shuts down
  * (normal exit, {@code System.exit}, SIGTERM: JFR's own shutdown hook runs it), the final batch
  * with the call sites and request-size histograms. The recording holds the {@code pools.*} events
  * and the JDK's {@code jdk.JVMInformation}, and is written to {@code report.file} when the JVM
@@ -45,10 +45,12 @@ public final class Recorder {
             return;
         }
         PoolAllocator pools = runtime.allocator();
-        FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> emitFinal(pools));
+        ProcessMemory memory = new ProcessMemory();
+        FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> emitFinal(pools, memory));
         boolean timeline = !config.reportPeriod().isZero();
         if (timeline) {
             FlightRecorder.addPeriodicEvent(PoolReportEvent.class, () -> emitBatch(pools, pools.reports()));
+            FlightRecorder.addPeriodicEvent(ProcessMemoryEvent.class, () -> memory.emit(pools.usage()));
         }
         Recording recording = new Recording();
         recording.setName("pools");
@@ -56,8 +58,10 @@ public final class Recorder {
         recording.enable(UsageEvent.class).with("period", "endChunk");
         if (timeline) {
             recording.enable(PoolReportEvent.class).withPeriod(config.reportPeriod());
+            recording.enable(ProcessMemoryEvent.class).withPeriod(config.reportPeriod());
         } else {
             recording.enable(PoolReportEvent.class);
+            recording.enable(ProcessMemoryEvent.class);
         }
         recording.enable(AllocationRefusedEvent.class).withStackTrace();
         recording.enable(CallSiteEvent.class);
@@ -123,7 +127,7 @@ public final class Recorder {
         e.commit();
     }
 
-    static void emitFinal(PoolAllocator pools) {
+    static void emitFinal(PoolAllocator pools, ProcessMemory memory) {
         PoolAllocator.SizesSnapshot snapshot = pools.requestSizes();
         List<PoolReport> reports = snapshot.reports();
         for (CallSites.Stats s : pools.sites().snapshot()) {
@@ -149,6 +153,7 @@ public final class Recorder {
             }
         }
         emitBatch(pools, reports);
+        memory.emit(pools.usage(reports));
     }
 
     /** For messages: a request-size bucket as a range. */

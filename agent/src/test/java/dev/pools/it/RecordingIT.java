@@ -96,6 +96,30 @@ class RecordingIT {
         assertEquals(0, r.exit(), r.toString());
         assertEquals(apiLines(r.out()), finalState(recording()));
         assertFalse(Files.exists(dir.resolve(recording().getFileName() + ".d")), "the JFR repository folder is gone");
+
+        // The process's budget: report prints it, suggest turns it into limits.
+        Forked.Result report = Forked.cli(dir, "report", recording().toString());
+        assertEquals(0, report.exit(), report.toString());
+        String rss = report.out()
+                .lines()
+                .filter(l -> l.startsWith("  resident set (RSS)"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(report.out()));
+        assertTrue(
+                rss.matches(" +resident set \\(RSS\\) +[0-9.]+ MiB +anonymous [0-9.]+ MiB, file-backed [0-9.]+ MiB"),
+                rss);
+        assertTrue(report.out().contains("JDK direct buffers"), report.out());
+        Forked.Result suggest =
+                Forked.cli(dir, "suggest", "--headroom", "10%", recording().toString());
+        assertEquals(0, suggest.exit(), suggest.toString());
+        assertTrue(suggest.out().matches("(?s).*\n#   -XX:MaxDirectMemorySize=\\d+m .*"), suggest.out());
+        assertTrue(
+                suggest.out()
+                        .matches("(?s).*\n#   container memory limit (\\d+) MiB .*docker run -m \\1m, Kubernetes"
+                                + " resources.limits.memory: \\1Mi\n.*"),
+                suggest.out());
+        Forked.Result json = Forked.cli(dir, "report", "--json", recording().toString());
+        assertTrue(json.out().matches("(?s).*\"processMemory\": \\{\\s*\"rssPeak\": [1-9][0-9]*,.*"), json.out());
     }
 
     @Test

@@ -18,13 +18,14 @@ public final class RecordingFixture {
             recording.enable(PoolReportEvent.class);
             recording.enable(CallSiteEvent.class);
             recording.enable(RequestSizesEvent.class);
+            recording.enable(ProcessMemoryEvent.class);
             recording.start();
             LayoutEvent e = new LayoutEvent();
             e.kind = layout.kind();
             e.layout = layout.yaml();
             e.source = "file";
             e.commit();
-            Recorder.emitFinal(pools);
+            Recorder.emitFinal(pools, new ProcessMemory());
             recording.stop();
             recording.dump(file);
         }

@@ -1,0 +1,126 @@
+package dev.pools.cli;
+
+import dev.pools.memory.Sizes;
+import dev.pools.recording.EventNames;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import jdk.jfr.consumer.RecordedEvent;
+
+/**
+ * The process's memory budget from {@code pools.ProcessMemory}: the peak of each part over the run
+ * (of one JVM, or the largest of many), and the limits it calls for.
+ */
+final class Budget {
+
+    /** The parts, in the order they are printed; the JSON keys are the event's field names. */
+    static final List<String> FIELDS = List.of(
+            EventNames.RSS_PEAK,
+            EventNames.RSS_ANON,
+            EventNames.RSS_FILE,
+            EventNames.HEAP_USED,
+            EventNames.HEAP_COMMITTED,
+            EventNames.METASPACE,
+            EventNames.CODE_CACHE,
+            EventNames.OTHER_NON_HEAP,
+            EventNames.THREADS,
+            EventNames.JDK_DIRECT,
+            EventNames.POOLS_RESERVED,
+            EventNames.POOLS_IN_USE,
+            EventNames.NATIVE_OTHER);
+
+    /** Direct memory outside the pools' pages (host buffers not intercepted, fallbacks), at its peak. */
+    static final String DIRECT_OUTSIDE_POOLS = "directOutsidePools";
+
+    private final Map<String, Long> peaks = new LinkedHashMap<>();
+    private int samples;
+
+    int samples() {
+        return samples;
+    }
+
+    long peak(String field) {
+        return peaks.getOrDefault(field, -1L);
+    }
+
+    void accept(RecordedEvent e) {
+        samples++;
+        for (String f : FIELDS) {
+            long v = e.getLong(f);
+            if (f.equals(EventNames.RSS_PEAK)) {
+                v = Math.max(v, e.getLong(EventNames.RSS));
+            }
+            peaks.merge(f, v, Math::max);
+        }
+        long direct = e.getLong(EventNames.JDK_DIRECT);
+        long outside = direct < 0 ? -1 : Math.max(0, direct - e.getLong(EventNames.POOLS_RESERVED));
+        peaks.merge(DIRECT_OUTSIDE_POOLS, outside, Math::max);
+    }
+
+    /** The largest of each part over several runs: what one limit for all of them must hold. */
+    static Budget largest(List<RecordingSummary> runs) {
+        Budget b = new Budget();
+        for (RecordingSummary r : runs) {
+            b.samples += r.budget.samples;
+            r.budget.peaks.forEach((k, v) -> b.peaks.merge(k, v, Math::max));
+        }
+        return b;
+    }
+
+    /** A container memory limit: the peak resident set plus headroom, in whole MiB; -1 when unknown. */
+    long containerLimit(double headroom) {
+        long rss = peak(EventNames.RSS_PEAK);
+        return rss < 0 ? -1 : roundUpMib(rss * (1 + headroom));
+    }
+
+    /** {@code -XX:MaxDirectMemorySize} for {@code poolPages} bytes of pages, plus headroom, in whole MiB. */
+    long maxDirectMemory(long poolPages, double headroom) {
+        long outside = Math.max(0, peak(DIRECT_OUTSIDE_POOLS));
+        return roundUpMib((poolPages + outside) * (1 + headroom));
+    }
+
+    static long roundUpMib(double bytes) {
+        long mib = 1 << 20;
+        return (long) Math.ceil(bytes / mib - 1e-9) * mib;
+    }
+
+    String text() {
+        StringBuilder b = new StringBuilder();
+        b.append("process memory, the peak of each part over the run (")
+                .append(samples)
+                .append(" samples; the resident set's peak is the kernel's high-water mark):\n");
+        Table t = new Table("part", "peak", "").rightAligned(1);
+        t.row(
+                "resident set (RSS)",
+                size(EventNames.RSS_PEAK),
+                "anonymous " + size(EventNames.RSS_ANON) + ", file-backed " + size(EventNames.RSS_FILE));
+        t.row("Java heap", size(EventNames.HEAP_COMMITTED), "committed; " + size(EventNames.HEAP_USED) + " used");
+        t.row("metaspace", size(EventNames.METASPACE), "");
+        t.row("code cache", size(EventNames.CODE_CACHE), "");
+        t.row("other non-heap", size(EventNames.OTHER_NON_HEAP), "");
+        t.row(
+                "JDK direct buffers",
+                size(EventNames.JDK_DIRECT),
+                "the pools' pages included; " + size(DIRECT_OUTSIDE_POOLS) + " outside them");
+        t.row("pools", size(EventNames.POOLS_RESERVED), "reserved; " + size(EventNames.POOLS_IN_USE) + " in use");
+        t.row(
+                "native, other",
+                size(EventNames.NATIVE_OTHER),
+                "RSS minus the JVM's parts: native libraries' own" + " memory, malloc, thread stacks");
+        t.row("threads", peak(EventNames.THREADS) < 0 ? "-" : String.valueOf(peak(EventNames.THREADS)), "");
+        return b.append(t).toString();
+    }
+
+    Map<String, Object> json() {
+        Map<String, Object> m = new LinkedHashMap<>(peaks);
+        m.put("samples", samples);
+        long limit = containerLimit(0);
+        m.put("containerLimitAtPeak", limit);
+        return m;
+    }
+
+    private String size(String field) {
+        long v = peak(field);
+        return v < 0 ? "-" : Sizes.human(v);
+    }
+}

@@ -1,6 +1,10 @@
 package dev.pools.cli;
 
 import dev.pools.memory.Sizes;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -45,49 +49,230 @@ final class Charts {
         return new double[][] {rx, ry};
     }
 
-    /** A line chart over time; {@code bytes} labels the axis in binary units, otherwise as counts. */
-    static String lines(String title, List<Series> series, boolean bytes) {
-        double maxX = 1;
-        double maxY = 1;
+    /** What a chart's values are: bytes (binary units), a count, or a whole number (pages). */
+    enum Kind {
+        BYTES,
+        COUNT,
+        WHOLE
+    }
+
+    /**
+     * A line chart over time, on a time axis of {@code duration} seconds shared by every chart of
+     * the page. Each sample holds until the next (steps); hovering a sample shows its value.
+     * {@code start} names the wall-clock time of second 0 in the hover text.
+     */
+    static String lines(String title, List<Series> series, Kind kind, double duration, Instant start) {
+        double maxY = 0;
         for (Series s : series) {
-            for (double v : s.x()) {
-                maxX = Math.max(maxX, v);
-            }
             for (double v : s.y()) {
                 maxY = Math.max(maxY, v);
             }
         }
-        maxY *= 1.08;
+        double[] yTicks = ticks(maxY, kind);
+        double top = yTicks[yTicks.length - 1];
+        double maxX = timeTicks(duration)[timeTicks(duration).length - 1];
         StringBuilder b = open(title);
-        axes(b, maxX, maxY, bytes);
+        axes(b, yTicks, kind, timeTicks(duration), maxX);
         for (Series s : series) {
             double[][] r = reduce(s.x(), s.y());
-            StringBuilder points = new StringBuilder();
-            for (int i = 0; i < r[0].length; i++) {
-                if (i > 0) {
-                    // A sample holds until the next one: draw steps, not slopes that invent values in between.
-                    points.append(fmt(px(r[0][i], maxX)))
-                            .append(',')
-                            .append(fmt(py(r[1][i - 1], maxY)))
-                            .append(' ');
-                }
-                points.append(fmt(px(r[0][i], maxX)))
-                        .append(',')
-                        .append(fmt(py(r[1][i], maxY)))
-                        .append(' ');
-            }
-            b.append("<polyline class=\"series\" data-series=\"")
-                    .append(esc(s.name()))
-                    .append("\" fill=\"none\" stroke=\"")
-                    .append(s.color())
-                    .append("\" stroke-width=\"2\"")
-                    .append(s.dashed() ? " stroke-dasharray=\"6 4\"" : "")
-                    .append(" points=\"")
-                    .append(points.toString().strip())
-                    .append("\"/>\n");
+            b.append(polyline(s, r, maxX, top));
+        }
+        for (Series s : series) {
+            double[][] r = reduce(s.x(), s.y());
+            hoverTargets(b, s.name(), r[0], r[1], r[1], maxX, top, kind, start);
         }
         legend(b, series);
         return b.append("</svg>\n").toString();
+    }
+
+    /**
+     * Stacked areas over time: each layer's values sit on the sum of the layers before it, and the
+     * lines (a total, a peak) are drawn over them; hovering a layer shows its own value.
+     */
+    static String stacked(String title, List<Series> layers, List<Series> lines, double duration, Instant start) {
+        int n = layers.get(0).x().length;
+        double[][] tops = new double[layers.size()][n];
+        double maxY = 0;
+        for (int i = 0; i < n; i++) {
+            double sum = 0;
+            for (int l = 0; l < layers.size(); l++) {
+                sum += Math.max(0, layers.get(l).y()[i]);
+                tops[l][i] = sum;
+            }
+            maxY = Math.max(maxY, sum);
+        }
+        for (Series s : lines) {
+            for (double v : s.y()) {
+                maxY = Math.max(maxY, v);
+            }
+        }
+        double[] yTicks = ticks(maxY, Kind.BYTES);
+        double top = yTicks[yTicks.length - 1];
+        double[] xTicks = timeTicks(duration);
+        double maxX = xTicks[xTicks.length - 1];
+        StringBuilder b = open(title);
+        axes(b, yTicks, Kind.BYTES, xTicks, maxX);
+        double[] x = layers.get(0).x();
+        for (int l = layers.size() - 1; l >= 0; l--) {
+            // Drawn from the top layer down, each as the area under its running sum.
+            StringBuilder points = new StringBuilder();
+            points.append(fmt(px(x[0], maxX)))
+                    .append(',')
+                    .append(fmt(py(0, top)))
+                    .append(' ');
+            for (int i = 0; i < n; i++) {
+                if (i > 0) {
+                    points.append(fmt(px(x[i], maxX)))
+                            .append(',')
+                            .append(fmt(py(tops[l][i - 1], top)))
+                            .append(' ');
+                }
+                points.append(fmt(px(x[i], maxX)))
+                        .append(',')
+                        .append(fmt(py(tops[l][i], top)))
+                        .append(' ');
+            }
+            points.append(fmt(px(x[n - 1], maxX))).append(',').append(fmt(py(0, top)));
+            b.append("<polygon class=\"layer\" data-series=\"")
+                    .append(esc(layers.get(l).name()))
+                    .append("\" fill=\"")
+                    .append(layers.get(l).color())
+                    .append("\" fill-opacity=\"0.75\" points=\"")
+                    .append(points)
+                    .append("\"/>\n");
+        }
+        for (Series s : lines) {
+            b.append(polyline(s, reduce(s.x(), s.y()), maxX, top));
+        }
+        for (int l = 0; l < layers.size(); l++) {
+            hoverTargets(b, layers.get(l).name(), x, tops[l], layers.get(l).y(), maxX, top, Kind.BYTES, start);
+        }
+        for (Series s : lines) {
+            hoverTargets(b, s.name(), s.x(), s.y(), s.y(), maxX, top, Kind.BYTES, start);
+        }
+        List<Series> all = new ArrayList<>(layers);
+        all.addAll(lines);
+        legend(b, all);
+        return b.append("</svg>\n").toString();
+    }
+
+    private static String polyline(Series s, double[][] r, double maxX, double top) {
+        StringBuilder points = new StringBuilder();
+        for (int i = 0; i < r[0].length; i++) {
+            if (i > 0) {
+                // A sample holds until the next one: draw steps, not slopes that invent values in between.
+                points.append(fmt(px(r[0][i], maxX)))
+                        .append(',')
+                        .append(fmt(py(r[1][i - 1], top)))
+                        .append(' ');
+            }
+            points.append(fmt(px(r[0][i], maxX)))
+                    .append(',')
+                    .append(fmt(py(r[1][i], top)))
+                    .append(' ');
+        }
+        return "<polyline class=\"series\" data-series=\"" + esc(s.name()) + "\" fill=\"none\" stroke=\"" + s.color()
+                + "\" stroke-width=\"2\"" + (s.dashed() ? " stroke-dasharray=\"6 4\"" : "") + " points=\""
+                + points.toString().strip() + "\"/>\n";
+    }
+
+    /**
+     * A transparent dot on each sample (at {@code ys}) whose title, shown by the browser under the
+     * pointer, gives the time and the value ({@code values}); no script.
+     */
+    private static void hoverTargets(
+            StringBuilder b,
+            String name,
+            double[] xs,
+            double[] ys,
+            double[] values,
+            double maxX,
+            double top,
+            Kind kind,
+            Instant start) {
+        int stride = Math.max(1, (xs.length + MAX_POINTS - 1) / MAX_POINTS);
+        for (int i = 0; i < xs.length; i += stride) {
+            b.append("<circle class=\"hover\" cx=\"")
+                    .append(fmt(px(xs[i], maxX)))
+                    .append("\" cy=\"")
+                    .append(fmt(py(ys[i], top)))
+                    .append("\" r=\"5\" fill=\"transparent\" pointer-events=\"all\"><title>")
+                    .append(esc(name + ": " + value(values[i], kind) + " at " + elapsed(xs[i]) + " ("
+                            + CLOCK.format(start.plusMillis(Math.round(xs[i] * 1000))) + ")"))
+                    .append("</title></circle>\n");
+        }
+    }
+
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+
+    /**
+     * Axis ticks at round values from 0 to at least {@code max}: 1, 2 or 5 times a power of ten of
+     * the unit (for bytes, of B, KiB, MiB or GiB), whole numbers for pages; four to eight steps.
+     */
+    static double[] ticks(double max, Kind kind) {
+        double unit = 1;
+        if (kind == Kind.BYTES) {
+            while (unit < (1L << 30) && max / unit >= 1024) {
+                unit *= 1024;
+            }
+        }
+        double m = Math.max(max / unit, kind == Kind.BYTES ? 1 : 1);
+        double step = Math.pow(10, Math.floor(Math.log10(m / 4)));
+        for (double f : new double[] {1, 2, 5, 10}) {
+            if (m / (step * f) <= 8) {
+                step *= f;
+                break;
+            }
+        }
+        if (kind == Kind.WHOLE) {
+            step = Math.max(1, Math.round(step));
+        }
+        int n = (int) Math.ceil(m / step - 1e-9);
+        n = Math.max(n, 1);
+        double[] out = new double[n + 1];
+        for (int i = 0; i <= n; i++) {
+            out[i] = i * step * unit;
+        }
+        return out;
+    }
+
+    /** Time ticks in seconds at round steps (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, hours). */
+    static double[] timeTicks(double duration) {
+        double[] steps = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 12 * 3600};
+        double d = Math.max(duration, 1);
+        double step = steps[steps.length - 1];
+        for (double s : steps) {
+            if (d / s <= 8) {
+                step = s;
+                break;
+            }
+        }
+        int n = (int) Math.ceil(d / step - 1e-9);
+        double[] out = new double[Math.max(n, 1) + 1];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = i * step;
+        }
+        return out;
+    }
+
+    /** Seconds as people read them: 45 s, 2 min, 2 min 30 s, 1 h 5 min. */
+    static String elapsed(double seconds) {
+        long s = Math.round(seconds);
+        if (s < 60 && Math.abs(seconds - s) > 0.05) {
+            return String.format(Locale.ROOT, "%.1f s", seconds);
+        }
+        if (s < 60) {
+            return s + " s";
+        }
+        if (s < 3600) {
+            return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
+        }
+        return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
+    }
+
+    static String value(double v, Kind kind) {
+        return kind == Kind.BYTES ? Sizes.human((long) v) : fmtCount(v);
     }
 
     /** Horizontal bars: one row per label, a value and an optional limit drawn as a tick. */
@@ -166,9 +351,10 @@ final class Charts {
         return b;
     }
 
-    private static void axes(StringBuilder b, double maxX, double maxY, boolean bytes) {
+    private static void axes(StringBuilder b, double[] yTicks, Kind kind, double[] xTicks, double maxX) {
         int x0 = LEFT;
         int y0 = HEIGHT - BOTTOM;
+        double top = yTicks[yTicks.length - 1];
         b.append("<line x1=\"")
                 .append(x0)
                 .append("\" y1=\"")
@@ -187,15 +373,14 @@ final class Charts {
                 .append("\" y2=\"")
                 .append(y0)
                 .append("\" stroke=\"#888\"/>\n");
-        for (int i = 0; i <= 4; i++) {
-            double v = maxY * i / 4;
-            double y = py(v, maxY);
-            b.append("<text x=\"")
+        for (double v : yTicks) {
+            double y = py(v, top);
+            b.append("<text class=\"ytick\" x=\"")
                     .append(x0 - 6)
                     .append("\" y=\"")
                     .append(fmt(y + 4))
                     .append("\" font-size=\"11\" text-anchor=\"end\">")
-                    .append(esc(bytes ? Sizes.human((long) v) : fmtCount(v)))
+                    .append(esc(value(v, kind)))
                     .append("</text>\n");
             b.append("<line x1=\"")
                     .append(x0)
@@ -207,37 +392,44 @@ final class Charts {
                     .append(fmt(y))
                     .append("\" stroke=\"#eee\"/>\n");
         }
-        for (int i = 0; i <= 4; i++) {
-            double t = maxX * i / 4;
-            b.append("<text x=\"")
+        for (int i = 0; i < xTicks.length; i++) {
+            double t = xTicks[i];
+            b.append("<text class=\"xtick\" x=\"")
                     .append(fmt(px(t, maxX)))
                     .append("\" y=\"")
                     .append(y0 + 18)
                     .append("\" font-size=\"11\" text-anchor=\"")
-                    .append(i == 4 ? "end" : "middle")
+                    .append(i == xTicks.length - 1 ? "end" : "middle")
                     .append("\">")
-                    .append(fmtCount(t))
-                    .append(" s</text>\n");
+                    .append(esc(elapsed(t)))
+                    .append("</text>\n");
         }
     }
 
+    /** The series' names in a row over the chart, wrapped onto more rows when they do not fit. */
     private static void legend(StringBuilder b, List<Series> series) {
         int x = LEFT + 10;
+        int y = TOP;
         for (Series s : series) {
+            int width = 24 + 7 * s.name().length();
+            if (x > LEFT + 10 && x + width > WIDTH - 10) {
+                x = LEFT + 10;
+                y += 14;
+            }
             b.append("<rect x=\"")
                     .append(x)
                     .append("\" y=\"")
-                    .append(TOP)
+                    .append(y)
                     .append("\" width=\"12\" height=\"4\" fill=\"")
                     .append(s.color())
                     .append("\"/><text x=\"")
                     .append(x + 16)
                     .append("\" y=\"")
-                    .append(TOP + 6)
+                    .append(y + 6)
                     .append("\" font-size=\"11\">")
                     .append(esc(s.name()))
                     .append("</text>\n");
-            x += 24 + 7 * s.name().length();
+            x += width;
         }
     }
 

@@ -59,10 +59,14 @@ final class HtmlCommand implements Callable<Integer> {
         b.append("<h1>pools: ")
                 .append(Charts.esc(s.file.getFileName().toString()))
                 .append("</h1>\n");
+        double duration = seconds(s.start, s.end);
         b.append("<p class=\"note\">")
-                .append(s.start)
+                .append(ReportCommand.TIME.format(s.start))
                 .append(" to ")
-                .append(s.end)
+                .append(ReportCommand.TIME.format(s.end))
+                .append(" (")
+                .append(Charts.elapsed(duration))
+                .append(")")
                 .append(", layout ")
                 .append(Charts.esc(s.layoutKind))
                 .append(" (from ")
@@ -86,7 +90,10 @@ final class HtmlCommand implements Callable<Integer> {
                 List.of(
                         new Charts.Series("reserved", "#c0392b", false, t, reserved),
                         new Charts.Series("in use", "#3b7dd8", false, t, inUse)),
-                true));
+                Charts.Kind.BYTES,
+                duration,
+                s.start));
+        budget(b, s, duration);
 
         b.append("<h2 id=\"pages\">Pages per pool</h2>\n");
         for (RecordingSummary.Pool last : s.pools.values()) {
@@ -117,7 +124,8 @@ final class HtmlCommand implements Callable<Integer> {
                     .append(Charts.esc(last.kind()))
                     .append(last.pageSize() > 0 ? ", " + Sizes.human(last.pageSize()) + " pages" : "")
                     .append("</h3>\n");
-            b.append(Charts.lines("pages of pool " + last.index() + " over time", series, false));
+            b.append(Charts.lines(
+                    "pages of pool " + last.index() + " over time", series, Charts.Kind.WHOLE, duration, s.start));
         }
 
         b.append("<h2 id=\"peaks\">Peak pages per pool (red: cap)</h2>\n");
@@ -174,6 +182,55 @@ final class HtmlCommand implements Callable<Integer> {
                 .append(Charts.esc(s.layoutYaml))
                 .append("</pre>\n</body>\n</html>\n");
         return b.toString();
+    }
+
+    /** The process's memory over time, stacked by part, with its resident set over it. */
+    private static void budget(StringBuilder b, RecordingSummary s, double duration) {
+        List<RecordingSummary.ProcessSample> samples = s.processTimeline;
+        if (samples.isEmpty()) {
+            return;
+        }
+        int n = samples.size();
+        double[] t = new double[n];
+        double[][] parts = new double[6][n];
+        double[] rss = new double[n];
+        double[] peak = new double[n];
+        for (int i = 0; i < n; i++) {
+            RecordingSummary.ProcessSample p = samples.get(i);
+            t[i] = seconds(s.start, p.time());
+            parts[0][i] = p.heapCommitted();
+            parts[1][i] = p.nonHeap();
+            parts[2][i] = p.poolsReserved();
+            parts[3][i] = p.directOutsidePools();
+            parts[4][i] = Math.max(0, p.nativeOther());
+            parts[5][i] = Math.max(0, p.rssFile());
+            rss[i] = Math.max(0, p.rss());
+            peak[i] = Math.max(0, p.rssPeak());
+        }
+        String[] names = {
+            "Java heap (committed)",
+            "metaspace, code, other non-heap",
+            "pools reserved",
+            "direct buffers outside the pools",
+            "native, other",
+            "file-backed"
+        };
+        String[] colors = {"#8e44ad", "#16a085", "#3b7dd8", "#e67e22", "#7f8c8d", "#bdc3c7"};
+        List<Charts.Series> layers = new ArrayList<>();
+        for (int k = 0; k < names.length; k++) {
+            layers.add(new Charts.Series(names[k], colors[k], false, t, parts[k]));
+        }
+        b.append("<h2 id=\"budget\">Process memory</h2>\n");
+        b.append("<p class=\"note\">The parts of the process's memory, stacked; the resident set (RSS) over"
+                + " them, and its peak as the kernel kept it. Committed heap counts in full.</p>\n");
+        b.append(Charts.stacked(
+                "process memory over time, by part",
+                layers,
+                List.of(
+                        new Charts.Series("resident set", "#222222", false, t, rss),
+                        new Charts.Series("peak resident set", "#c0392b", true, t, peak)),
+                duration,
+                s.start));
     }
 
     private static double seconds(Instant start, Instant t) {

@@ -56,6 +56,18 @@ final class RecordingSummary {
             long fallbackAllocs,
             long fallbackBytes) {}
 
+    /** One pools.ProcessMemory, as the budget chart stacks it (bytes; -1 unknown). */
+    record ProcessSample(
+            Instant time,
+            long rss,
+            long rssPeak,
+            long rssFile,
+            long heapCommitted,
+            long nonHeap,
+            long poolsReserved,
+            long directOutsidePools,
+            long nativeOther) {}
+
     /** One pools.CallSite. */
     record Site(String site, long count, long bytes, long peakLiveBytes, long fallbacks) {}
 
@@ -91,10 +103,13 @@ final class RecordingSummary {
 
     final List<Usage> usageTimeline;
 
+    final List<ProcessSample> processTimeline;
+
     private RecordingSummary(Path file, boolean timeline) {
         this.file = file;
         this.poolTimeline = timeline ? new ArrayList<>() : null;
         this.usageTimeline = timeline ? new ArrayList<>() : null;
+        this.processTimeline = timeline ? new ArrayList<>() : null;
     }
 
     /**
@@ -147,6 +162,7 @@ final class RecordingSummary {
         if (timeline) {
             s.poolTimeline.sort(Comparator.comparing(Pool::time));
             s.usageTimeline.sort(Comparator.comparing(Usage::time));
+            s.processTimeline.sort(Comparator.comparing(ProcessSample::time));
         }
         return s;
     }
@@ -235,7 +251,25 @@ final class RecordingSummary {
         }
         switch (e.getEventType().getName()) {
             case Recorder.JVM_INFORMATION -> pid = e.getLong("pid");
-            case EventNames.PROCESS_MEMORY -> budget.accept(e);
+            case EventNames.PROCESS_MEMORY -> {
+                budget.accept(e);
+                if (processTimeline != null) {
+                    long direct = e.getLong(EventNames.JDK_DIRECT);
+                    long pools = e.getLong(EventNames.POOLS_RESERVED);
+                    processTimeline.add(new ProcessSample(
+                            t,
+                            e.getLong(EventNames.RSS),
+                            e.getLong(EventNames.RSS_PEAK),
+                            e.getLong(EventNames.RSS_FILE),
+                            e.getLong(EventNames.HEAP_COMMITTED),
+                            e.getLong(EventNames.METASPACE)
+                                    + e.getLong(EventNames.CODE_CACHE)
+                                    + e.getLong(EventNames.OTHER_NON_HEAP),
+                            pools,
+                            direct < 0 ? 0 : Math.max(0, direct - pools),
+                            e.getLong(EventNames.NATIVE_OTHER)));
+                }
+            }
             case EventNames.LAYOUT -> {
                 if (!t.isBefore(layoutTime)) {
                     if (layoutYaml != null && !layoutYaml.equals(e.getString(EventNames.LAYOUT_YAML))) {

@@ -28,7 +28,7 @@ import picocli.CommandLine.Parameters;
                         + " repository the agent keeps beside it (<file>.d), up to its last flush.")
 final class ReportCommand implements Callable<Integer> {
 
-    private static final DateTimeFormatter TIME =
+    static final DateTimeFormatter TIME =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
     @Parameters(paramLabel = "RECORDING", arity = "1..*", description = "Recordings (.jfr) written by the agent.")

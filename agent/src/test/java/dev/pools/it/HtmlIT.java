@@ -72,6 +72,7 @@ class HtmlIT {
         assertTrue(drawn >= 4, "reserved, in use, and pages of three pools: " + drawn);
         assertTrue(count(rendered, "<rect class=\"bar\"") >= 5, "bars for peaks, sizes and call sites");
         assertTrue(rendered.contains("it.host.Tensors#allocate"));
+        readable(rendered);
 
         Path png = dir.resolve("report.png");
         Forked.Result shot = Forked.run(
@@ -105,6 +106,56 @@ class HtmlIT {
         // The red line's length in pixels depends on how the workload's reserved bytes moved in time
         // (a run's timing), so only its presence is asserted: a drawn line is far more than 40 pixels.
         assertTrue(red > 40, "red reserved line and caps are drawn: " + red);
+    }
+
+    /**
+     * What makes the page readable: round axis ticks (whole pages, round sizes), times as people
+     * write them, one time axis for every chart over time, a value under the pointer, and the
+     * process's memory stacked by part.
+     */
+    private static void readable(String page) {
+        assertTrue(!page.matches("(?s).*\\d{4}-\\d\\d-\\d\\dT\\d\\d:.*"), "no ISO-8601 timestamps");
+        Matcher chart = Pattern.compile("(?s)<svg class=\"chart\" role=\"img\" aria-label=\"([^\"]+)\".*?</svg>")
+                .matcher(page);
+        List<String> lastTimes = new ArrayList<>();
+        int pageCharts = 0;
+        while (chart.find()) {
+            String label = chart.group(1);
+            List<String> y = all(chart.group(), "<text class=\"ytick\"[^>]*>([^<]*)</text>");
+            List<String> x = all(chart.group(), "<text class=\"xtick\"[^>]*>([^<]*)</text>");
+            if (label.startsWith("pages of pool")) {
+                pageCharts++;
+                assertTrue(y.stream().allMatch(v -> v.matches("\\d+")), "whole pages on " + label + ": " + y);
+            } else if (!x.isEmpty()) {
+                assertTrue(
+                        y.stream().allMatch(v -> v.matches("\\d+ (B|KiB|MiB|GiB)")),
+                        "round sizes on " + label + ": " + y);
+            }
+            if (!x.isEmpty()) {
+                assertTrue(
+                        x.stream().allMatch(v -> v.matches("\\d+ s|\\d+ min( \\d+ s)?|\\d+ h( \\d+ min)?")),
+                        label + ": " + x);
+                lastTimes.add(x.get(x.size() - 1));
+                assertTrue(
+                        chart.group().contains("<circle class=\"hover\"")
+                                && chart.group()
+                                        .matches(
+                                                "(?s).*<title>[^<]+: [^<]+ at [^<]+ \\(\\d\\d:\\d\\d:\\d\\d UTC\\)</title>.*"),
+                        "a value under the pointer on " + label);
+            }
+        }
+        assertTrue(pageCharts >= 3, "a pages chart per pool");
+        assertTrue(lastTimes.size() >= 5 && lastTimes.stream().distinct().count() == 1, "one time axis: " + lastTimes);
+        assertEquals(6, count(page, "<polygon class=\"layer\""), "the process's memory in six stacked parts");
+    }
+
+    private static List<String> all(String text, String regex) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile(regex).matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
     }
 
     private static boolean close(int rgb, int target) {

@@ -111,6 +111,27 @@ final class Budget {
         return b.append(t).toString();
     }
 
+    /**
+     * The limits at the measured peaks (no headroom; {@code suggest} adds it), over one or many
+     * runs: the pools' pages at each pool's largest peak plus the direct memory outside them, and
+     * the largest resident set. -1 where unknown.
+     */
+    static Map<String, Object> limits(List<RecordingSummary> runs) {
+        Map<Integer, Long> pageBytes = new LinkedHashMap<>();
+        for (RecordingSummary r : runs) {
+            for (RecordingSummary.Pool p : r.pools.values()) {
+                long bytes = p.pageSize() > 0 ? p.pagesPeak() * p.pageSize() : p.bytesReserved();
+                pageBytes.merge(p.index(), bytes, Math::max);
+            }
+        }
+        long pages = pageBytes.values().stream().mapToLong(Long::longValue).sum();
+        Budget b = largest(runs);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("maxDirectMemorySize", b.samples == 0 ? -1 : b.maxDirectMemory(pages, 0));
+        m.put("containerMemory", b.samples == 0 ? -1 : b.containerLimit(0));
+        return m;
+    }
+
     Map<String, Object> json() {
         Map<String, Object> m = new LinkedHashMap<>(peaks);
         m.put("samples", samples);

@@ -138,6 +138,7 @@ final class FleetReport {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jvms", rows);
         m.put("maximum", row(null, -1, null, reserved, inUse, maxPeakPages(), fallbacks, refusals));
+        m.put("limits", Budget.limits(runs));
         return m;
     }
 

@@ -233,6 +233,7 @@ final class ReportCommand implements Callable<Integer> {
         m.put("usage", um);
         m.put("peak", Json.obj(EventNames.BYTES_RESERVED, s.peakReserved, EventNames.BYTES_IN_USE, s.peakInUse));
         m.put("processMemory", s.budget.samples() > 0 ? s.budget.json() : null);
+        m.put("limits", Budget.limits(List.of(s)));
         List<Object> sites = new ArrayList<>();
         for (RecordingSummary.Site site : topSites(s, top)) {
             sites.add(Json.obj(

@@ -120,6 +120,11 @@ class RecordingIT {
                 suggest.out());
         Forked.Result json = Forked.cli(dir, "report", "--json", recording().toString());
         assertTrue(json.out().matches("(?s).*\"processMemory\": \\{\\s*\"rssPeak\": [1-9][0-9]*,.*"), json.out());
+        assertTrue(
+                json.out()
+                        .matches(
+                                "(?s).*\"limits\": \\{\\s*\"maxDirectMemorySize\": [1-9][0-9]*,\\s*\"containerMemory\": [1-9][0-9]*\\s*}.*"),
+                json.out());
     }
 
     @Test

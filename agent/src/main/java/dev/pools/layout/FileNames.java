@@ -1,5 +1,8 @@
 package dev.pools.layout;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -12,14 +15,24 @@ public final class FileNames {
 
     private FileNames() {}
 
-    /** {@code %p}: the process id; {@code %t}: the JVM's start time, {@code yyyyMMdd-HHmmss}; {@code %%}: a percent sign. */
-    public static String expand(String pattern, long pid, Instant start) {
+    /**
+     * {@code %p}: the process id; {@code %t}: the JVM's start time, {@code yyyyMMdd-HHmmss};
+     * {@code %h}: the host name (in a container, its own: a Kubernetes pod's name); {@code %%}: a
+     * percent sign.
+     */
+    public static String expand(String pattern, long pid, Instant start, String host) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < pattern.length(); i++) {
             char c = pattern.charAt(i);
             if (c == '%' && i + 1 < pattern.length()) {
                 char k = pattern.charAt(++i);
-                b.append(k == 'p' ? String.valueOf(pid) : k == 't' ? START_TIME.format(start) : String.valueOf(k));
+                b.append(
+                        switch (k) {
+                            case 'p' -> String.valueOf(pid);
+                            case 't' -> START_TIME.format(start);
+                            case 'h' -> host;
+                            default -> String.valueOf(k);
+                        });
             } else {
                 b.append(c);
             }
@@ -30,6 +43,27 @@ public final class FileNames {
     /** A pattern expanded for this JVM. */
     public static String expand(String pattern) {
         ProcessHandle self = ProcessHandle.current();
-        return expand(pattern, self.pid(), self.info().startInstant().orElseGet(Instant::now));
+        String host = pattern.contains("%h") ? hostName() : "";
+        return expand(pattern, self.pid(), self.info().startInstant().orElseGet(Instant::now), host);
+    }
+
+    /**
+     * The host name, without a name lookup: the kernel's (a container's own, under its UTS
+     * namespace), else {@code HOSTNAME}, else {@code localhost}; made safe for a file name.
+     */
+    static String hostName() {
+        String name = null;
+        try {
+            name = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException | RuntimeException e) {
+            // Not Linux: the environment, then a constant.
+        }
+        if (name == null || name.isEmpty()) {
+            name = System.getenv("HOSTNAME");
+        }
+        if (name == null || name.isBlank()) {
+            name = "localhost";
+        }
+        return name.strip().replaceAll("[^A-Za-z0-9._-]", "_");
     }
 }

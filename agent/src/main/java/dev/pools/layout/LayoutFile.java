@@ -45,7 +45,7 @@ public final class LayoutFile {
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
     private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
 
-    private static final Pattern REPORT_FILE = Pattern.compile("([^%]|%[pt%])*");
+    private static final Pattern REPORT_FILE = Pattern.compile("([^%]|%[pth%])*");
 
     private final String source;
     private final long defaultMaxPageSize;
@@ -377,7 +377,7 @@ public final class LayoutFile {
     }
 
     /**
-     * The rule a file name pattern ({@code %p}, {@code %t}, or {@code none}) breaks, as the layout
+     * The rule a file name pattern ({@code %p}, {@code %t}, {@code %h}, or {@code none}) breaks, as the layout
      * file says it for {@code key}; null when it is fine. For the CLI's options too.
      */
     public static String fileNameRule(String value, String key, String example) {
@@ -387,7 +387,8 @@ public final class LayoutFile {
         }
         if (!f.equals(PoolsConfig.NO_REPORT) && !REPORT_FILE.matcher(f).matches()) {
             return key + ": '" + f
-                    + "' has an unknown placeholder (expected %p for the process id, %t for the start time)";
+                    + "' has an unknown placeholder (expected %p for the process id, %t for the start time, %h for the host"
+                    + " name)";
         }
         return null;
     }

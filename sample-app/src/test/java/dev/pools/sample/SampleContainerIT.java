@@ -68,12 +68,17 @@ class SampleContainerIT {
     }
 
     private GenericContainer<?> sample(long memory, String layout, String... appArgs) throws Exception {
+        return withDirectLimit(memory, "4g", layout, appArgs);
+    }
+
+    private GenericContainer<?> withDirectLimit(long memory, String maxDirect, String layout, String... appArgs)
+            throws Exception {
         Path cache = Files.createDirectories(TARGET.resolve("container-djl-cache"));
         List<String> cmd = new ArrayList<>(List.of(
                 "java",
                 "-javaagent:/pools/pools.jar=" + layout,
                 "-Dai.djl.offline=true",
-                "-XX:MaxDirectMemorySize=4g",
+                "-XX:MaxDirectMemorySize=" + maxDirect,
                 "-jar",
                 "/app/sample-app.jar"));
         cmd.addAll(List.of(appArgs));
@@ -105,20 +110,56 @@ class SampleContainerIT {
         return Forked.cli(work, "report", recording);
     }
 
+    /**
+     * The loop with the limits: measure in a container, let {@code suggest} write the capped layout
+     * and the container's memory limit and direct memory limit, then run capped inside exactly those.
+     */
     @Test
-    void the_capped_layout_runs_to_completion_inside_the_limit_and_leaves_a_complete_recording() throws Exception {
-        try (GenericContainer<?> c = sample(768L << 20, "/layouts/capped.yaml")
+    void the_capped_layout_runs_to_completion_inside_the_limit_suggest_wrote() throws Exception {
+        try (GenericContainer<?> c = sample(768L << 20, "/layouts/measure.yaml")
+                .withStartupCheckStrategy(new Exited().withTimeout(Duration.ofMinutes(3)))) {
+            c.start();
+            assertEquals(0L, state(c).getExitCodeLong(), c.getLogs());
+        }
+        Forked.Result suggest = Forked.cli(
+                work,
+                "suggest",
+                "measure.jfr",
+                "--headroom",
+                "25%",
+                "--report-file",
+                "capped.jfr",
+                "-o",
+                "capped.yaml");
+        assertEquals(0, suggest.exit(), suggest.toString());
+        String capped = Files.readString(work.resolve("capped.yaml"));
+        Matcher limit =
+                Pattern.compile("\n#   container memory limit (\\d+) MiB ").matcher(capped);
+        Matcher direct =
+                Pattern.compile("\n#   -XX:MaxDirectMemorySize=(\\d+)m ").matcher(capped);
+        assertTrue(limit.find() && direct.find(), capped);
+        long memory = Long.parseLong(limit.group(1)) << 20;
+        assertTrue(memory < 768L << 20, "the measured limit is below the guessed one: " + capped);
+        try (GenericContainer<?> c = withDirectLimit(memory, direct.group(1) + "m", "/work/capped.yaml")
                 .withStartupCheckStrategy(new Exited().withTimeout(Duration.ofMinutes(3)))) {
             c.start();
             InspectContainerResponse.ContainerState s = state(c);
             String logs = c.getLogs();
-            assertEquals(0L, s.getExitCodeLong(), logs);
+            assertEquals(0L, s.getExitCodeLong(), "inside " + limit.group(1) + " MiB: " + logs);
+            assertEquals(Boolean.FALSE, s.getOOMKilled());
             assertTrue(logs.contains("accuracy 13.5% -> 94.0%"), logs);
         }
         Forked.Result r = report("capped.jfr");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("fallbacks:         0 (0 B)   refusals: 0"), r.out());
         assertTrue(r.out().contains("ai.djl.pytorch.engine.PtNDManager#allocateDirect"), r.out());
+        System.out.println("suggested: -m " + limit.group(1) + "m -XX:MaxDirectMemorySize=" + direct.group(1)
+                + "m; the capped run: "
+                + r.out()
+                        .lines()
+                        .filter(l -> l.contains("resident set (RSS)"))
+                        .findFirst()
+                        .orElse("?"));
     }
 
     @Test
@@ -162,6 +203,11 @@ class SampleContainerIT {
             assertEquals(Boolean.TRUE, s.getOOMKilled());
             assertTrue(c.getLogs().contains("leak: "), c.getLogs());
         }
+        // Killed, the JVM wrote no recording; what it flushed is beside the empty file.
+        Forked.Result killed = report("measure.jfr");
+        assertEquals(0, killed.exit(), killed.toString());
+        assertTrue(killed.out().contains("recovered from "), killed.out());
+        assertTrue(killed.out().contains("resident set (RSS)"), killed.out());
         Files.writeString(
                 work.resolve("capped-fail.yaml"),
                 Files.readString(LAYOUTS.resolve("capped.yaml"))

@@ -24,14 +24,18 @@ for part in $parts; do
       ;;
     b2)
       # The sample app's trace, captured with report.trace; and a synthetic mix.
-      sed 's#  file: measure.jfr#  file: none\n  trace: ../../benchmarks/target/sample-app.trace#' sample-app/layouts/measure.yaml \
-        > benchmarks/target/trace.yaml
+      sed 's#  file: measure.jfr#  file: ../../benchmarks/target/sample-app.jfr\n  trace: ../../benchmarks/target/sample-app.trace#' \
+        sample-app/layouts/measure.yaml > benchmarks/target/trace.yaml
       (cd sample-app/target && java -javaagent:../../agent/target/pools.jar=../../benchmarks/target/trace.yaml \
         -Dai.djl.offline=true --enable-native-access=ALL-UNNAMED -jar sample-app.jar > /dev/null)
       java "${opens[@]}" -cp "$cp" dev.pools.bench.TraceReplay --synthetic benchmarks/target/synthetic.trace 20000
       { java "${opens[@]}" -cp "$cp" dev.pools.bench.TraceReplay benchmarks/target/sample-app.trace "256KiB:64KiB,4MiB:2MiB,16MiB:16MiB"
         java "${opens[@]}" -cp "$cp" dev.pools.bench.TraceReplay benchmarks/target/synthetic.trace "256KiB:16KiB,8MiB:1MiB,32MiB:8MiB"
       } | tee benchmarks/results/b2.txt
+      # suggest --fit: page sizes chosen by replaying each trace (the sample app's recording gives the settings).
+      for trace in sample-app synthetic; do
+        java -jar agent/target/pools.jar suggest benchmarks/target/sample-app.jfr --fit benchmarks/target/$trace.trace
+      done | tee benchmarks/results/b2-fit.txt
       ;;
     b3) python3 benchmarks/bench.py b3 5 | tee benchmarks/results/b3.txt ;;
     b4) python3 benchmarks/bench.py b4 15 | tee benchmarks/results/b4.txt ;;

@@ -4,9 +4,11 @@ import dev.pools.layout.LayoutPrinter;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolKind;
+import dev.pools.memory.PoolSpec;
 import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,10 +21,14 @@ final class CappedLayout {
     /** Bytes of the capped pools' pages: what they may reserve, for the direct memory limit; -1 when uncapped. */
     private long cappedBytes;
 
-    CappedLayout(PoolsConfig config, List<RecordingSummary> runs, double headroom) {
+    /** The page-size search of {@code --fit}, or null for caps only. */
+    private final PageFit.Search search;
+
+    CappedLayout(PoolsConfig config, List<RecordingSummary> runs, double headroom, PageFit.Search search) {
         this.config = config;
         this.runs = runs;
         this.headroom = headroom;
+        this.search = search;
     }
 
     String write() {
@@ -35,7 +41,9 @@ final class CappedLayout {
                 .append(", headroom ")
                 .append(Math.round(headroom * 100))
                 .append("%.\n");
-        b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
+        if (search == null) {
+            b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
+        }
         for (RecordingSummary r : runs) {
             if (r.recoveredFrom != null) {
                 b.append("# ")
@@ -43,7 +51,9 @@ final class CappedLayout {
                         .append(": recovered from a JVM that did not exit cleanly, up to its last flush.\n");
             }
         }
-        if (first.layoutKind.equals(PoolKind.DIRECT.label())) {
+        if (search != null) {
+            fitted();
+        } else if (first.layoutKind.equals(PoolKind.DIRECT.label())) {
             growableFromDirect();
         } else {
             capped();
@@ -114,6 +124,36 @@ final class CappedLayout {
                         .append(" measure again\n");
             }
             pool(p.pageSize(), p.maxSlice(), peak, largest);
+        }
+    }
+
+    /** The layout the search chose, capped at the pages it held in the replays. */
+    private void fitted() {
+        PageFit.Outcome best = search.best();
+        b.append("# Page sizes fitted to the traces: ")
+                .append(search.tried())
+                .append(" layouts of one to three pools replayed in ")
+                .append(search.millis())
+                .append(" ms; this one reserves ")
+                .append(Sizes.human(best.peakReserved()))
+                .append(" at its peak for ")
+                .append(Sizes.human(best.peakInUse()))
+                .append(" in use (")
+                .append(String.format(Locale.ROOT, "%.2f", best.ratio()))
+                .append(")");
+        PageFit.Outcome recorded = search.recorded();
+        if (recorded != null && recorded.peakReserved() != Long.MAX_VALUE) {
+            b.append("; the measured layout's pools, ")
+                    .append(Sizes.human(recorded.peakReserved()))
+                    .append(" (")
+                    .append(String.format(Locale.ROOT, "%.2f", recorded.ratio()))
+                    .append(")");
+        }
+        b.append(".\n# Caps: the pages each pool held in the replays, plus headroom.\n");
+        b.append("layout: sliced\npools:\n");
+        for (int i = 0; i < best.pools().size(); i++) {
+            PoolSpec.Sliced p = best.pools().get(i);
+            pool(p.pageSize(), p.maxSlice(), best.pagesPeak()[i], 0);
         }
     }
 

@@ -4,6 +4,8 @@ import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutFile;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.PoolKind;
+import dev.pools.memory.PoolSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,6 +46,14 @@ final class SuggestCommand implements Callable<Integer> {
     String reportFile;
 
     @Option(
+            names = "--fit",
+            paramLabel = "TRACE",
+            description = "Choose page sizes and slice limits too: replay these allocation traces (report.trace) of the"
+                    + " measured runs through candidate layouts of one to three pools, keep the one that reserves least,"
+                    + " and cap it at the pages it held. Without it, only caps change.")
+    List<Path> fit;
+
+    @Option(
             names = {"-o", "--output"},
             paramLabel = "FILE",
             description = "Write the layout here instead of to standard output.")
@@ -81,7 +91,17 @@ final class SuggestCommand implements Callable<Integer> {
             config = config.withReport(new PoolsConfig.Report(
                     file, config.reportPeriod(), config.report().trace()));
         }
-        String text = new CappedLayout(config, runs, extra).write();
+        PageFit.Search search = null;
+        if (fit != null && !fit.isEmpty()) {
+            List<PageFit.Trace> traces = new ArrayList<>();
+            for (Path t : fit) {
+                traces.add(PageFit.read(t));
+            }
+            search = PageFit.search(traces, recordedSliced(first));
+            // Tracing serializes allocations: it is for measuring runs, not for the capped one.
+            config = config.withReport(new PoolsConfig.Report(config.reportFile(), config.reportPeriod(), null));
+        }
+        String text = new CappedLayout(config, runs, extra, search).write();
         try {
             LayoutFile.parse("suggested layout", text, Layouts.GIB);
         } catch (LayoutException e) {
@@ -94,6 +114,18 @@ final class SuggestCommand implements Callable<Integer> {
             System.err.println("pools: wrote " + output);
         }
         return ExitStatus.DONE;
+    }
+
+    /** The recorded pools, when all are sliced: the baseline the fitted layout is compared with. */
+    private static List<PoolSpec.Sliced> recordedSliced(RecordingSummary first) {
+        List<PoolSpec.Sliced> out = new ArrayList<>();
+        for (RecordingSummary.Pool p : first.pools.values()) {
+            if (!p.kind().equals(PoolKind.SLICED.label())) {
+                return List.of();
+            }
+            out.add(new PoolSpec.Sliced(p.pageSize(), p.maxSlice(), PoolSpec.UNCAPPED));
+        }
+        return out;
     }
 
     static double headroom(String text) {

@@ -45,10 +45,10 @@ class SuggestTest {
 
         List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
         PoolsConfig recorded = LayoutFile.parse("recorded", runs.get(0).layoutYaml, Layouts.GIB);
-        String capped = new CappedLayout(recorded, runs, 0).write();
+        String capped = new CappedLayout(recorded, runs, 0, null).write();
         assertTrue(capped.contains("pages: 3  # peak 3,"), capped);
         assertTrue(capped.contains("pages: 1  # peak 1,"), capped);
-        String withHeadroom = new CappedLayout(recorded, runs, 0.5).write();
+        String withHeadroom = new CappedLayout(recorded, runs, 0.5, null).write();
         assertTrue(withHeadroom.contains("pages: 5  # peak 3,"), "3 pages plus 50 %, rounded up: " + withHeadroom);
         PoolsConfig again = LayoutFile.parse("capped", capped, Layouts.GIB);
         assertEquals(2, Layouts.compile(again.layout(), Layouts.GIB).size());

@@ -247,4 +247,50 @@ class CliIT {
                 List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"),
                 headroom.errLines());
     }
+
+    /**
+     * suggest --fit on a deterministic workload: the page sizes chosen by replaying its trace reserve
+     * less than the measured layout at its peak, and the same workload runs again under them, caps
+     * and all, with on_exhausted: fail, and nothing refused.
+     */
+    @Test
+    void suggest_fit_chooses_page_sizes_that_the_same_workload_fits_again() throws Exception {
+        Files.writeString(
+                dir.resolve("fit.yaml"),
+                GROWABLE.formatted("fit").replace("period: 100 ms", "period: 100 ms\n  trace: fit.trace"));
+        Forked.Result measure = Forked.app(dir, List.of(Forked.agent(Path.of("fit.yaml"))), SeededWorkload.class, "6");
+        assertEquals(0, measure.exit(), measure.toString());
+        Forked.Result fit = Forked.cli(
+                dir,
+                "suggest",
+                "seed-fit.jfr",
+                "--fit",
+                "fit.trace",
+                "--report-file",
+                "fitted.jfr",
+                "-o",
+                "fitted.yaml");
+        assertEquals(0, fit.exit(), fit.toString());
+        String fitted = Files.readString(dir.resolve("fitted.yaml"));
+        Matcher search = Pattern.compile(
+                        "# Page sizes fitted to the traces: (\\d+) layouts .* \\((\\d+\\.\\d+)\\); the measured layout's pools, .*"
+                                + " \\((\\d+\\.\\d+)\\)\\.")
+                .matcher(fitted);
+        assertTrue(search.find(), fitted);
+        double ratio = Double.parseDouble(search.group(2));
+        assertTrue(ratio < Double.parseDouble(search.group(3)), "better than the measured layout: " + fitted);
+        assertFalse(fitted.contains("trace:"), "the capped run is not traced: " + fitted);
+
+        Files.writeString(
+                dir.resolve("fitted-fail.yaml"), fitted.replace("on_exhausted: fallback", "on_exhausted: fail"));
+        Forked.Result again =
+                Forked.app(dir, List.of(Forked.agent(Path.of("fitted-fail.yaml"))), SeededWorkload.class, "6");
+        assertEquals(0, again.exit(), again.toString());
+        Forked.Result report = Forked.cli(dir, "report", "fitted.jfr");
+        assertTrue(report.out().contains("fallbacks:         0 (0 B)   refusals: 0"), report.out());
+
+        Forked.Result bad = Forked.cli(dir, "suggest", "seed-fit.jfr", "--fit", "fit.yaml");
+        assertEquals(2, bad.exit(), bad.toString());
+        assertTrue(bad.err().startsWith("pools: fit.yaml:1: not a line of a pools trace"), bad.err());
+    }
 }

@@ -1,10 +1,13 @@
 package dev.pools.memory;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,5 +36,19 @@ class JdkInternalsTest {
                     passed == flags.size() / 2,
                     file + " passes " + passed + " such flags, the list has " + flags.size() / 2);
         }
+    }
+
+    @Test
+    void the_jar_manifest_opens_and_exports_these_packages_for_the_cli() throws Exception {
+        String pom = Files.readString(ROOT.resolve("agent/pom.xml"));
+        Matcher opens = Pattern.compile("<Add-Opens>([^<]*)</Add-Opens>").matcher(pom);
+        Matcher exports = Pattern.compile("<Add-Exports>([^<]*)</Add-Exports>").matcher(pom);
+        assertTrue(opens.find() && exports.find(), "agent/pom.xml sets Add-Opens and Add-Exports");
+        assertEquals(
+                JdkInternals.OPENED.stream().map(p -> "java.base/" + p).toList(),
+                List.of(opens.group(1).trim().split("\\s+")));
+        assertEquals(
+                JdkInternals.EXPORTED.stream().map(p -> "java.base/" + p).toList(),
+                List.of(exports.group(1).trim().split("\\s+")));
     }
 }

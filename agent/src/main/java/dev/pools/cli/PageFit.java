@@ -1,0 +1,252 @@
+package dev.pools.cli;
+
+import dev.pools.memory.AllocationListener;
+import dev.pools.memory.CallSites;
+import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.PoolReport;
+import dev.pools.memory.PoolSpec;
+import dev.pools.memory.Sizes;
+import dev.pools.memory.Usage;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code suggest --fit}: page sizes and slice limits chosen for the workload, not only caps. Each
+ * candidate layout (one to three sliced pools, shaped by the traces' request sizes) is replayed
+ * through the pools themselves, allocation by allocation in the traced order, and the one that
+ * reserves least at its peak wins; its caps are the pages it held in the replays. Replaying the real
+ * engine, not a model of it, is what makes the caps hold when the same workload runs again.
+ */
+final class PageFit {
+
+    /** A trace as operations: a positive size allocates (id = index); {@code -i - 1} releases allocation i. */
+    record Trace(Path file, long[] ops, long largest) {}
+
+    /** A candidate's result over all traces: its largest peak reserved, and per pool the most pages it held. */
+    record Outcome(List<PoolSpec.Sliced> pools, long peakReserved, long peakInUse, long[] pagesPeak) {
+        double ratio() {
+            return peakInUse == 0 ? 0 : (double) peakReserved / peakInUse;
+        }
+    }
+
+    /** The search: what won, what the recorded layout gives on the same traces, how many were tried, how long. */
+    record Search(Outcome best, Outcome recorded, int tried, long millis) {}
+
+    private PageFit() {}
+
+    /** Reads a {@code report.trace} file; fallbacks ({@code f} lines) are not pool memory and are left out. */
+    static Trace read(Path file) {
+        List<Long> ops = new ArrayList<>();
+        Map<Long, Integer> index = new HashMap<>();
+        long largest = 0;
+        int lineNumber = 0;
+        try {
+            for (String line : Files.readAllLines(file)) {
+                lineNumber++;
+                if (line.isBlank() || line.startsWith("#") || line.startsWith("f ")) {
+                    continue;
+                }
+                String[] f = line.split(" ");
+                if (f[0].equals("a") && f.length >= 3) {
+                    long size = Long.parseLong(f[2]);
+                    index.put(Long.parseLong(f[1]), ops.size());
+                    ops.add(size);
+                    largest = Math.max(largest, size);
+                } else if (f[0].equals("r") && f.length >= 2) {
+                    Integer at = index.remove(Long.parseLong(f[1]));
+                    if (at != null) {
+                        ops.add(-1L - at);
+                    }
+                } else {
+                    throw new NumberFormatException();
+                }
+            }
+        } catch (NoSuchFileException e) {
+            throw new BadInput(file + ": no such file (a trace written by report.trace)");
+        } catch (IOException e) {
+            throw new BadInput(file + ": cannot read the trace (" + e.getMessage() + ")");
+        } catch (NumberFormatException e) {
+            throw new BadInput(file + ":" + lineNumber
+                    + ": not a line of a pools trace (expected 'a <id> <size> <site>', 'r <id>' or 'f <size> <site>')");
+        }
+        if (ops.isEmpty()) {
+            throw new BadInput(file + ": the trace holds no allocation");
+        }
+        // What was still live at the end goes back, so that every replay ends empty.
+        for (Integer at : index.values()) {
+            ops.add(-1L - at);
+        }
+        return new Trace(file, ops.stream().mapToLong(Long::longValue).toArray(), largest);
+    }
+
+    /**
+     * A coordinate search over layouts of one to three sliced pools, each step keeping the layout
+     * that reserves least at its peak over all traces (ties: fewer pools):
+     * <ol>
+     *   <li>one pool for everything, pages of 1 to 8 times the largest request;</li>
+     *   <li>a pool for small requests before it: every power-of-two page from 16 KiB and slice
+     *       limit from 1 KiB below it;</li>
+     *   <li>a middle pool between the two, on the same grid;</li>
+     *   <li>the large pool's page again, with the others fixed.</li>
+     * </ol>
+     * {@code recorded} is the measured layout's pools, replayed for comparison.
+     */
+    static Search search(List<Trace> traces, List<PoolSpec.Sliced> recorded) {
+        long start = System.nanoTime();
+        long largest = 0;
+        for (Trace t : traces) {
+            largest = Math.max(largest, t.largest());
+        }
+        largest = Math.min(Sizes.roundUp(Math.max(largest, 1)), Sizes.MAX_PAGE);
+        Set<List<PoolSpec.Sliced>> tried = new LinkedHashSet<>();
+        Outcome best = null;
+        for (PoolSpec.Sliced big : bigPools(largest)) {
+            best = better(best, List.of(big), traces, tried);
+        }
+        PoolSpec.Sliced big = best.pools().get(0);
+        for (PoolSpec.Sliced small : grid(1, big.pageSize(), largest)) {
+            best = better(best, List.of(small, big), traces, tried);
+        }
+        if (best.pools().size() == 2) {
+            PoolSpec.Sliced small = best.pools().get(0);
+            for (PoolSpec.Sliced mid : grid(small.maxSlice() + 1, big.pageSize(), largest)) {
+                if (mid.pageSize() > small.pageSize()) {
+                    best = better(best, List.of(small, mid, big), traces, tried);
+                }
+            }
+        }
+        List<PoolSpec.Sliced> rest = best.pools().subList(0, best.pools().size() - 1);
+        for (PoolSpec.Sliced other : bigPools(largest)) {
+            List<PoolSpec.Sliced> c = new ArrayList<>(rest);
+            c.add(other);
+            best = better(best, c, traces, tried);
+        }
+        Outcome baseline = recorded.isEmpty() ? null : replayAll(traces, recorded);
+        return new Search(best, baseline, tried.size(), (System.nanoTime() - start) / 1_000_000);
+    }
+
+    private static Outcome better(
+            Outcome best, List<PoolSpec.Sliced> candidate, List<Trace> traces, Set<List<PoolSpec.Sliced>> tried) {
+        if (!tried.add(candidate)) {
+            return best;
+        }
+        Outcome o = replayAll(traces, candidate);
+        if (best == null
+                || o.peakReserved() < best.peakReserved()
+                || (o.peakReserved() == best.peakReserved()
+                        && candidate.size() < best.pools().size())) {
+            return o;
+        }
+        return best;
+    }
+
+    /** The pool that takes every request: pages of 1, 1.25, 1.5, 2, 3, 4, 6 and 8 times the largest. */
+    static List<PoolSpec.Sliced> bigPools(long largest) {
+        List<PoolSpec.Sliced> out = new ArrayList<>();
+        for (int percent : new int[] {100, 125, 150, 200, 300, 400, 600, 800}) {
+            long page = Math.min(Sizes.MAX_PAGE, roundUp(largest * percent / 100, 64 * 1024));
+            PoolSpec.Sliced p = new PoolSpec.Sliced(Math.max(page, largest), largest, PoolSpec.UNCAPPED);
+            if (!out.contains(p)) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** Pools of power-of-two pages from 16 KiB below {@code belowPage}, slice limits from {@code minSlice} below both. */
+    static List<PoolSpec.Sliced> grid(long minSlice, long belowPage, long largest) {
+        List<PoolSpec.Sliced> out = new ArrayList<>();
+        for (long page = 16 << 10; page < belowPage; page <<= 1) {
+            for (long slice = 1 << 10; slice <= page && slice < largest; slice <<= 1) {
+                if (slice >= minSlice) {
+                    out.add(new PoolSpec.Sliced(page, slice, PoolSpec.UNCAPPED));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static long roundUp(long v, long unit) {
+        return (v + unit - 1) / unit * unit;
+    }
+
+    static Outcome replayAll(List<Trace> traces, List<PoolSpec.Sliced> pools) {
+        long reserved = 0;
+        long inUse = 0;
+        long[] pages = new long[pools.size()];
+        for (Trace t : traces) {
+            Outcome o = replay(t, pools);
+            reserved = Math.max(reserved, o.peakReserved());
+            inUse = Math.max(inUse, o.peakInUse());
+            for (int i = 0; i < pages.length; i++) {
+                pages[i] = Math.max(pages[i], o.pagesPeak()[i]);
+            }
+        }
+        return new Outcome(pools, reserved, inUse, pages);
+    }
+
+    /**
+     * One trace through growable pools of these sizes. A request that no pool takes by its slice
+     * limit is refused (counted as not fitting: such a layout never wins).
+     */
+    static Outcome replay(Trace trace, List<PoolSpec.Sliced> pools) {
+        PoolAllocator allocator = new PoolAllocator(
+                new ArrayList<PoolSpec>(pools),
+                new PoolAllocator.Options(false, true),
+                AllocationListener.NONE,
+                new CallSites());
+        long[] ops = trace.ops();
+        ByteBuffer[] live = new ByteBuffer[ops.length];
+        long peakReserved = 0;
+        long peakInUse = 0;
+        long inUse = 0;
+        try {
+            for (int i = 0; i < ops.length; i++) {
+                long op = ops[i];
+                if (op > 0) {
+                    live[i] = allocator.allocate((int) op, 0);
+                    inUse += op;
+                } else {
+                    int id = (int) (-op - 1);
+                    inUse -= live[id].capacity();
+                    if (!allocator.release(live[id])) {
+                        throw new IllegalStateException("a release in the replay of " + trace.file() + " was lost");
+                    }
+                    live[id] = null;
+                }
+                Usage u = allocator.usage();
+                if (u.bytesInUse() != inUse) {
+                    throw new IllegalStateException(
+                            "the pools count " + u.bytesInUse() + " B in use, the replay " + inUse);
+                }
+                peakReserved = Math.max(peakReserved, u.bytesReserved());
+                peakInUse = Math.max(peakInUse, inUse);
+            }
+            allocator.checkInvariants();
+            long[] pages = new long[pools.size()];
+            List<PoolReport> reports = allocator.reports();
+            for (int i = 0; i < pages.length; i++) {
+                pages[i] = reports.get(i).pagesPeak();
+            }
+            return new Outcome(pools, peakReserved, peakInUse, pages);
+        } catch (OutOfMemoryError refused) {
+            return new Outcome(pools, Long.MAX_VALUE, peakInUse, new long[pools.size()]);
+        } finally {
+            for (ByteBuffer b : live) {
+                if (b != null) {
+                    allocator.release(b);
+                }
+            }
+            allocator.cleanup();
+        }
+    }
+}

@@ -28,8 +28,21 @@ public sealed interface MemoryPoolLayout {
     record Direct() implements MemoryPoolLayout {}
 
     /**
-     * The default: a ladder of size-bucketed pools that sub-slice large pages, then one exclusive
-     * pool for the largest allocations. {@code maxPageSize} is the largest page the ladder uses;
+     * The default, for host (CPU) memory: small pages for small tensors, so that a workload that
+     * holds little reserves little, then one exclusive pool for allocations above 512 KiB: sliced
+     * pools of 64 KiB pages (slices up to 4 KiB), 1 MiB pages (up to 64 KiB) and 2 MiB pages (up
+     * to 512 KiB), then an exclusive pool up to {@code maxPageSize} (empty: {@code min(1 GiB,
+     * MaxDirectMemorySize / 4)}).
+     */
+    record Host(OptionalLong maxPageSize) implements MemoryPoolLayout {
+        public Host() {
+            this(OptionalLong.empty());
+        }
+    }
+
+    /**
+     * The seed's default, for GPU memory: a ladder of size-bucketed pools that sub-slice large pages
+     * (16 MiB and up), then one exclusive pool for the largest allocations. {@code maxPageSize} is the largest page the ladder uses;
      * empty means {@code min(1 GiB, MaxDirectMemorySize / 4)}.
      */
     record SubSlices(OptionalLong maxPageSize) implements MemoryPoolLayout {

@@ -40,7 +40,7 @@ public final class LayoutFile {
     static final List<String> POOL_KEYS = List.of("page_size", "max_slice", "pages");
     static final List<String> INTERCEPT_KEYS = List.of("packages");
     static final List<String> REPORT_KEYS = List.of("file", "period", "trace");
-    static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "sub-slices", "exclusive-pages");
+    static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "host", "sub-slices", "exclusive-pages");
 
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
     private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
@@ -98,7 +98,7 @@ public final class LayoutFile {
                         key + " is set at start-up only (install takes " + String.join(", ", allowed) + ")");
             }
         }
-        String kind = top.containsKey("layout") ? choice(top.get("layout"), "layout", LAYOUT_KINDS) : "sub-slices";
+        String kind = top.containsKey("layout") ? choice(top.get("layout"), "layout", LAYOUT_KINDS) : "host";
         MemoryPoolLayout layout = layout(kind, top);
         try {
             Layouts.compile(layout, defaultMaxPageSize);
@@ -147,15 +147,15 @@ public final class LayoutFile {
 
     private MemoryPoolLayout layout(String kind, Map<String, Node> top) throws LayoutException {
         boolean sliced = kind.equals("sliced");
-        boolean preset = kind.equals("sub-slices") || kind.equals("exclusive-pages");
+        boolean preset = kind.equals("host") || kind.equals("sub-slices") || kind.equals("exclusive-pages");
         if (top.containsKey("pools") && !sliced) {
             throw error(top.get("pools"), "pools is only for layout: sliced (this layout is " + kind + ")");
         }
         if (top.containsKey("max_page_size") && !preset) {
             throw error(
                     top.get("max_page_size"),
-                    "max_page_size is only for the presets sub-slices and exclusive-pages" + " (this layout is " + kind
-                            + ")");
+                    "max_page_size is only for the presets host, sub-slices and exclusive-pages" + " (this layout is "
+                            + kind + ")");
         }
         OptionalLong maxPageSize = top.containsKey("max_page_size")
                 ? OptionalLong.of(size(top.get("max_page_size"), "max_page_size"))
@@ -168,6 +168,8 @@ public final class LayoutFile {
                 return new MemoryPoolLayout.Sliced(pools(top.get("pools")));
             case "direct":
                 return new MemoryPoolLayout.Direct();
+            case "host":
+                return new MemoryPoolLayout.Host(maxPageSize);
             case "sub-slices":
                 return new MemoryPoolLayout.SubSlices(maxPageSize);
             default:

@@ -64,16 +64,19 @@ public final class LayoutPrinter {
         if (layout instanceof MemoryPoolLayout.Direct) {
             return;
         }
-        OptionalLong given = layout instanceof MemoryPoolLayout.SubSlices sub
-                ? sub.maxPageSize()
-                : ((MemoryPoolLayout.ExclusivePages) layout).maxPageSize();
+        OptionalLong given = layout instanceof MemoryPoolLayout.Host host
+                ? host.maxPageSize()
+                : layout instanceof MemoryPoolLayout.SubSlices sub
+                        ? sub.maxPageSize()
+                        : ((MemoryPoolLayout.ExclusivePages) layout).maxPageSize();
         long p = given.isPresent() ? Sizes.roundUp(given.getAsLong()) : defaultMaxPageSize;
         b.append(sizeLine("max_page_size", p));
         if (given.isEmpty()) {
             b.append("# max_page_size: the default, min(1 GiB, MaxDirectMemorySize / 4) on this JVM\n");
         }
-        List<PoolSpec> pools =
-                layout instanceof MemoryPoolLayout.SubSlices ? Layouts.subSlices(p) : Layouts.exclusivePages(p);
+        List<PoolSpec> pools = layout instanceof MemoryPoolLayout.Host
+                ? Layouts.host(p)
+                : layout instanceof MemoryPoolLayout.SubSlices ? Layouts.subSlices(p) : Layouts.exclusivePages(p);
         b.append("# ").append(kind).append(" expands to ").append(pools.size()).append(" pools:\n");
         for (int i = 0; i < pools.size(); i++) {
             b.append("#   ")

@@ -48,6 +48,9 @@ public final class Layouts {
         if (layout instanceof MemoryPoolLayout.Direct) {
             return List.of(new PoolSpec.Direct());
         }
+        if (layout instanceof MemoryPoolLayout.Host h) {
+            return host(maxPageSize(h.maxPageSize(), defaultMaxPageSize));
+        }
         if (layout instanceof MemoryPoolLayout.SubSlices s) {
             return subSlices(maxPageSize(s.maxPageSize(), defaultMaxPageSize));
         }
@@ -128,6 +131,20 @@ public final class Layouts {
     static String describe(long bytes) {
         String human = Sizes.human(bytes);
         return human.contains(".") ? bytes + " B" : human;
+    }
+
+    /**
+     * The host preset for largest page {@code p}: three sliced pools whose page is at most twice
+     * their largest slice plus 1 MiB (so that one request alone never reserves more than that), then
+     * an exclusive pool for the rest whose pages are the size of their requests (its running
+     * average starts at 0, not at half of {@code p} as on a GPU).
+     */
+    public static List<PoolSpec> host(long p) {
+        return List.of(
+                new PoolSpec.Sliced(64 * KIB, 4 * KIB, PoolSpec.UNCAPPED),
+                new PoolSpec.Sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED),
+                new PoolSpec.Sliced(2 * MIB, 512 * KIB, PoolSpec.UNCAPPED),
+                new PoolSpec.Exclusive(p, deallocPeriod(p), 0));
     }
 
     /** The sub-slices ladder for largest page {@code p}: smallest page first, then the exclusive tail. */

@@ -48,7 +48,7 @@ public record PoolsConfig(
     public static PoolsConfig defaults() {
         return new PoolsConfig(
                 "(default)",
-                new MemoryPoolLayout.SubSlices(),
+                new MemoryPoolLayout.Host(),
                 DEFAULT_INTERCEPT,
                 Release.GC,
                 OnExhausted.FALLBACK,
@@ -106,6 +106,9 @@ public record PoolsConfig(
         }
         if (layout instanceof MemoryPoolLayout.Direct) {
             return "direct";
+        }
+        if (layout instanceof MemoryPoolLayout.Host) {
+            return "host";
         }
         if (layout instanceof MemoryPoolLayout.SubSlices) {
             return "sub-slices";

@@ -12,7 +12,7 @@ import java.util.List;
  * </pre>
  *
  * <b>Terms.</b> {@code avg} is a running average of requested sizes, starting at
- * {@code maxAlloc / 2}, updated on every request as {@code avg = 0.99 avg + 0.01 size}.
+ * {@code maxAlloc / 2} (the spec's {@code startAverage}; 0 in the host preset), updated on every request as {@code avg = 0.99 avg + 0.01 size}.
  * {@code freeCount} measures how long a free page has gone unused.
  *
  * <p><b>Reserve</b> {@code s}: (1) update {@code avg}; (2) among free pages of at least
@@ -58,7 +58,7 @@ final class ExclusivePool extends Pool {
         this.spec = spec;
         this.maxAlloc = Math.toIntExact(spec.maxAlloc());
         this.agingPeriod = Math.max(1, spec.deallocPeriod() / 5);
-        this.average = spec.maxAlloc() / 2.0;
+        this.average = spec.startAverage();
     }
 
     @Override

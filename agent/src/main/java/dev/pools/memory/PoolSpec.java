@@ -29,12 +29,23 @@ public sealed interface PoolSpec {
         }
     }
 
-    /** One page per allocation of at most {@code maxAlloc} bytes; free pages age out every {@code deallocPeriod / 5} reservations. */
-    record Exclusive(long maxAlloc, long deallocPeriod) implements PoolSpec {
+    /**
+     * One page per allocation of at most {@code maxAlloc} bytes; free pages age out every
+     * {@code deallocPeriod / 5} reservations. New pages are at least the running average of request
+     * sizes, which starts at {@code startAverage}: {@code maxAlloc / 2} in the seed's presets (GPU
+     * memory, few large tensors), 0 in the host preset (a page is the size of its request).
+     */
+    record Exclusive(long maxAlloc, long deallocPeriod, long startAverage) implements PoolSpec {
         public Exclusive {
-            if (maxAlloc <= 0 || deallocPeriod < 5) {
-                throw new IllegalArgumentException("invalid exclusive pool " + maxAlloc + "/" + deallocPeriod);
+            if (maxAlloc <= 0 || deallocPeriod < 5 || startAverage < 0 || startAverage > maxAlloc) {
+                throw new IllegalArgumentException(
+                        "invalid exclusive pool " + maxAlloc + "/" + deallocPeriod + "/" + startAverage);
             }
+        }
+
+        /** As the seed has it: the running average starts at half the largest allocation. */
+        public Exclusive(long maxAlloc, long deallocPeriod) {
+            this(maxAlloc, deallocPeriod, maxAlloc / 2);
         }
 
         @Override

@@ -15,7 +15,7 @@ import jdk.jfr.StackTrace;
 public final class LayoutEvent extends Event {
 
     @Label("Kind")
-    @Description("sliced, direct, sub-slices or exclusive-pages")
+    @Description("sliced, direct, host, sub-slices or exclusive-pages")
     public String kind;
 
     @Label("Layout")

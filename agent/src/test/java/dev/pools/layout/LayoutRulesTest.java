@@ -90,7 +90,7 @@ public class LayoutRulesTest {
                 Arguments.of(
                         "max_page_size under sliced",
                         "layout: sliced\npools:\n  - page_size: 1 MiB\nmax_page_size: 1 GiB\n",
-                        "bad.yaml:4: max_page_size is only for the presets sub-slices and exclusive-pages (this layout is sliced)"),
+                        "bad.yaml:4: max_page_size is only for the presets host, sub-slices and exclusive-pages (this layout is sliced)"),
                 Arguments.of(
                         "max_page_size too small",
                         "layout: exclusive-pages\nmax_page_size: 512 KiB\n",

@@ -5,6 +5,7 @@ import static dev.pools.layout.Layouts.KIB;
 import static dev.pools.layout.Layouts.MIB;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
@@ -25,6 +26,32 @@ class LayoutsTest {
                         new PoolSpec.Sliced(256 * MIB, 128 * MIB, PoolSpec.UNCAPPED),
                         new PoolSpec.Exclusive(GIB, 10_000)),
                 Layouts.subSlices(GIB));
+    }
+
+    @Test
+    void host_is_small_sliced_pools_then_an_exclusive_pool_and_the_default_without_a_file_or_a_layout_key()
+            throws LayoutException {
+        assertEquals(
+                List.of(
+                        new PoolSpec.Sliced(64 * KIB, 4 * KIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Sliced(MIB, 64 * KIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Sliced(2 * MIB, 512 * KIB, PoolSpec.UNCAPPED),
+                        new PoolSpec.Exclusive(GIB, 10000, 0)),
+                Layouts.host(GIB));
+        for (PoolSpec p : Layouts.host(GIB)) {
+            if (p instanceof PoolSpec.Sliced s) {
+                assertTrue(
+                        s.pageSize() <= 2 * s.maxSlice() + MIB, "one request alone reserves at most 2x + 1 MiB: " + s);
+            }
+        }
+        assertEquals(new MemoryPoolLayout.Host(), PoolsConfig.defaults().layout());
+        assertEquals(
+                new MemoryPoolLayout.Host(),
+                LayoutFile.parse("f.yaml", "release: gc\n", GIB).layout());
+        assertEquals(
+                new MemoryPoolLayout.Host(OptionalLong.of(64 * MIB)),
+                LayoutFile.parse("f.yaml", "layout: host\nmax_page_size: 64 MiB\n", GIB)
+                        .layout());
     }
 
     @Test

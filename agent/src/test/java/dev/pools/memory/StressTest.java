@@ -39,6 +39,7 @@ class StressTest {
                             new PoolSpec.Sliced(4 * MIB, 4 * MIB, PoolSpec.UNCAPPED))
                 },
                 new Object[] {"direct", List.of(new PoolSpec.Direct())},
+                new Object[] {"host", Layouts.host(64 * MIB)},
                 new Object[] {"sub-slices", Layouts.subSlices(64 * MIB)},
                 new Object[] {"exclusive-pages", Layouts.exclusivePages(4 * MIB)});
     }

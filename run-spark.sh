@@ -20,8 +20,10 @@ work=$root/spark-app/target/run
 rm -rf "$work" "$SPARK_HOME/work" "$SPARK_HOME/tmp" "$SPARK_HOME/local"
 mkdir -p "$work"
 pools=$root/agent/target/pools.jar
-driver=(java -cp "$SPARK_HOME/conf:$root/spark-app/target/spark-app.jar:$SPARK_HOME/jars/*"
-  dev.pools.spark.SparkInference)
+# The driver gets what Spark gives its executors so that JDK 24 and later do not warn about Spark's and
+# Hadoop's native and Unsafe calls (flags an older JDK does not know are ignored).
+driver=(java -XX:+IgnoreUnrecognizedVMOptions --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
+  -cp "$SPARK_HOME/conf:$root/spark-app/target/spark-app.jar:$SPARK_HOME/jars/*" dev.pools.spark.SparkInference)
 
 # Runs the driver with the given options; its output goes to the terminal and to $work/<name>.out.
 job() {

@@ -94,6 +94,9 @@ class SparkLoopIT {
         Path home = sparkHome();
         List<String> cmd = new ArrayList<>(List.of(
                 java(),
+                "-XX:+IgnoreUnrecognizedVMOptions",
+                "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow",
                 "-cp",
                 home.resolve("conf") + ":" + APP + ":" + home.resolve("jars") + "/*",
                 SparkInference.class.getName()));

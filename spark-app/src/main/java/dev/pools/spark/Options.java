@@ -14,11 +14,13 @@ import java.util.Map;
  * @param layout the layout file for the agent, or null for the agent's default
  * @param appJar the jar shipped to the executors (spark.jars): this class's own jar by default
  * @param killExecutorAfterMs kill one executor JVM this long after the job starts; negative = never
+ * @param rounds how many times the job runs in the same executors (the first one loads the engine)
  */
-record Options(String master, int partitions, Path agent, Path layout, Path appJar, long killExecutorAfterMs) {
+record Options(
+        String master, int partitions, Path agent, Path layout, Path appJar, long killExecutorAfterMs, int rounds) {
 
     static final String USAGE = "usage: SparkInference [--master M] [--partitions N] [--agent pools.jar"
-            + " [--layout layout.yaml]] [--app-jar spark-app.jar] [--kill-executor-after-ms N]";
+            + " [--layout layout.yaml]] [--app-jar spark-app.jar] [--kill-executor-after-ms N] [--rounds N]";
 
     static Options parse(String[] args) {
         Map<String, String> given = new HashMap<>();
@@ -34,7 +36,8 @@ record Options(String master, int partitions, Path agent, Path layout, Path appJ
                 path(value(given, "agent", null)),
                 path(value(given, "layout", null)),
                 path(value(given, "app-jar", null)),
-                Long.parseLong(value(given, "kill-executor-after-ms", "-1")));
+                Long.parseLong(value(given, "kill-executor-after-ms", "-1")),
+                Integer.parseInt(value(given, "rounds", "1")));
         if (!given.isEmpty()) {
             throw new IllegalArgumentException(
                     "unknown option --" + given.keySet().iterator().next() + "\n" + USAGE);

@@ -82,21 +82,13 @@ public final class SparkInference {
                     ? null
                     : killer.schedule(
                             () -> killOneExecutor(jobStart), options.killExecutorAfterMs(), TimeUnit.MILLISECONDS);
-            List<byte[]> classes = sc.parallelize(numbers, options.partitions())
-                    .mapPartitions(PartitionInference::classify)
-                    .collect();
+            String result = classify(sc, numbers);
             long jobMs = millisSince(jobStart);
             if (kill != null && kill.cancel(false)) {
                 System.out.printf(Locale.ROOT, "kill: none, the job ended after %d ms%n", jobMs);
             }
             killer.shutdownNow();
-            CRC32 checksum = new CRC32();
-            long predictions = 0;
-            for (byte[] part : classes) {
-                checksum.update(part);
-                predictions += part.length;
-            }
-            System.out.printf(Locale.ROOT, "result: %d predictions, checksum %08x%n", predictions, checksum.getValue());
+            System.out.println(result);
             System.out.printf(
                     Locale.ROOT,
                     "job wall time: %d ms (%d partitions of %d rows, executor JVMs at the end: %s)%n",
@@ -104,12 +96,35 @@ public final class SparkInference {
                     options.partitions(),
                     PartitionInference.rowsPerPartition(),
                     executorPids());
+            for (int round = 2; round <= options.rounds(); round++) {
+                long roundStart = System.nanoTime();
+                String again = classify(sc, numbers);
+                long roundMs = millisSince(roundStart);
+                if (!again.equals(result)) {
+                    throw new IllegalStateException("round " + round + " gave " + again + ", round 1 " + result);
+                }
+                System.out.printf(Locale.ROOT, "round %d wall time: %d ms, the same result%n", round, roundMs);
+            }
             executors = ProcessHandle.current()
                     .descendants()
                     .filter(SparkInference::isExecutor)
                     .toList();
         }
         awaitExit(executors);
+    }
+
+    /** One job over every partition: {@code result: <predictions> predictions, checksum <crc32 of the classes>}. */
+    private static String classify(JavaSparkContext sc, List<Integer> numbers) {
+        List<byte[]> classes = sc.parallelize(numbers, numbers.size())
+                .mapPartitions(PartitionInference::classify)
+                .collect();
+        CRC32 checksum = new CRC32();
+        long predictions = 0;
+        for (byte[] part : classes) {
+            checksum.update(part);
+            predictions += part.length;
+        }
+        return String.format(Locale.ROOT, "result: %d predictions, checksum %08x", predictions, checksum.getValue());
     }
 
     /**

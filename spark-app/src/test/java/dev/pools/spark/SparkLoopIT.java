@@ -37,8 +37,13 @@ class SparkLoopIT {
     private static final Pattern EXECUTORS_AT_END = Pattern.compile("executor JVMs at the end: \\[([\\d, ]*)]");
     private static final String CLEAN = "fallbacks:         0 (0 B)   refusals: 0";
 
+    /** The whole loop's budget: each process gets at most what is left of it. */
+    private static final long BUDGET_SECONDS = 240;
+
     @TempDir
     Path dir;
+
+    private final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BUDGET_SECONDS);
 
     record Result(int exit, String out, String err) {
         @Override
@@ -128,7 +133,8 @@ class SparkLoopIT {
 
     /**
      * Runs a command in the test's folder, its output in {@code <name>.out} and {@code <name>.err}
-     * there; past the timeout the process and everything it started (the executors) are killed.
+     * there; past its timeout or the loop's budget, the process and everything it started (the
+     * executors) are killed.
      */
     private Result run(String name, List<String> cmd, long timeoutSeconds) throws Exception {
         Path out = dir.resolve(name + ".out");
@@ -143,12 +149,13 @@ class SparkLoopIT {
         env.put("SPARK_LOCAL_IP", "127.0.0.1");
         // The executors run on JAVA_HOME's java: the JDK of the test, as the driver.
         env.put("JAVA_HOME", System.getProperty("java.home"));
+        long timeout = Math.min(TimeUnit.SECONDS.toNanos(timeoutSeconds), deadline - System.nanoTime());
         Process p = pb.start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        if (!p.waitFor(timeout, TimeUnit.NANOSECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
-            throw new AssertionError(
-                    "timed out after " + timeoutSeconds + " s: " + cmd + "\n" + new Result(-1, read(out), read(err)));
+            throw new AssertionError("timed out (" + timeoutSeconds + " s for the process, " + BUDGET_SECONDS
+                    + " s for the whole loop): " + cmd + "\n" + new Result(-1, read(out), read(err)));
         }
         return new Result(p.exitValue(), read(out), read(err));
     }

@@ -38,7 +38,7 @@ class SparkLoopIT {
     private static final String CLEAN = "fallbacks:         0 (0 B)   refusals: 0";
 
     /** The whole loop's budget: each process gets at most what is left of it. */
-    private static final long BUDGET_SECONDS = 240;
+    private static final long BUDGET_SECONDS = 270;
 
     @TempDir
     Path dir;

@@ -15,12 +15,23 @@ import java.util.Map;
  * @param appJar the jar shipped to the executors (spark.jars): this class's own jar by default
  * @param killExecutorAfterMs kill one executor JVM this long after the job starts; negative = never
  * @param rounds how many times the job runs in the same executors (the first one loads the engine)
+ * @param killWhenFlushed after the first round, kill one executor JVM once its recording (in this
+ *     folder, named {@code *-<pid>.jfr}) has been flushed three more times, then run the job again;
+ *     null = never
  */
 record Options(
-        String master, int partitions, Path agent, Path layout, Path appJar, long killExecutorAfterMs, int rounds) {
+        String master,
+        int partitions,
+        Path agent,
+        Path layout,
+        Path appJar,
+        long killExecutorAfterMs,
+        int rounds,
+        Path killWhenFlushed) {
 
     static final String USAGE = "usage: SparkInference [--master M] [--partitions N] [--agent pools.jar"
-            + " [--layout layout.yaml]] [--app-jar spark-app.jar] [--kill-executor-after-ms N] [--rounds N]";
+            + " [--layout layout.yaml]] [--app-jar spark-app.jar] [--kill-executor-after-ms N] [--rounds N]"
+            + " [--kill-executor-when-flushed RECORDINGS-FOLDER]";
 
     static Options parse(String[] args) {
         Map<String, String> given = new HashMap<>();
@@ -37,7 +48,8 @@ record Options(
                 path(value(given, "layout", null)),
                 path(value(given, "app-jar", null)),
                 Long.parseLong(value(given, "kill-executor-after-ms", "-1")),
-                Integer.parseInt(value(given, "rounds", "1")));
+                Integer.parseInt(value(given, "rounds", "1")),
+                path(value(given, "kill-executor-when-flushed", null)));
         if (!given.isEmpty()) {
             throw new IllegalArgumentException(
                     "unknown option --" + given.keySet().iterator().next() + "\n" + USAGE);

@@ -1,5 +1,6 @@
 package dev.pools.spark;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import java.util.zip.CRC32;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -96,6 +98,14 @@ public final class SparkInference {
                     options.partitions(),
                     PartitionInference.rowsPerPartition(),
                     executorPids());
+            if (options.killWhenFlushed() != null) {
+                killOnceFlushed(options.killWhenFlushed());
+                String again = classify(sc, numbers);
+                if (!again.equals(result)) {
+                    throw new IllegalStateException("after the kill the job gave " + again + ", before " + result);
+                }
+                System.out.println("after the kill: the same result, executor JVMs " + executorPids());
+            }
             for (int round = 2; round <= options.rounds(); round++) {
                 long roundStart = System.nanoTime();
                 String again = classify(sc, numbers);
@@ -202,6 +212,41 @@ public final class SparkInference {
                 System.out.printf(Locale.ROOT, "executor JVM %d still running 60 s after the stop%n", p.pid());
             }
         }
+    }
+
+    /**
+     * Kills one executor JVM with SIGKILL once the JFR repository beside its recording
+     * ({@code <folder>/*-<pid>.jfr.d}, where the agent keeps it) has grown three times: JFR flushes
+     * periodic events and then the data, in one thread, so the third flush holds what the executor
+     * did in the round before. Nothing is timed: it waits for the file, at most two minutes.
+     */
+    private static void killOnceFlushed(Path folder) throws IOException, InterruptedException {
+        long pid = executorPids().get(0);
+        String suffix = "-" + pid + ".jfr.d";
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        long size = -1;
+        int grew = 0;
+        while (grew < 3 && System.nanoTime() < deadline) {
+            long now = 0;
+            try (Stream<Path> files = Files.walk(folder, 3)) {
+                now = files.filter(p -> p.toString().endsWith(".jfr") && p.getParent() != null)
+                        .filter(p -> p.toString().contains(suffix + "/"))
+                        .mapToLong(p -> p.toFile().length())
+                        .sum();
+            }
+            if (size >= 0 && now > size) {
+                grew++;
+            }
+            size = now;
+            Thread.sleep(50);
+        }
+        boolean sent = ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false);
+        System.out.printf(
+                Locale.ROOT,
+                "kill: SIGKILL to executor JVM %d once its recording had been flushed %d times: %s%n",
+                pid,
+                grew,
+                sent ? "sent" : "not sent");
     }
 
     private static void killOneExecutor(long jobStart) {

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The loop of run-spark.sh on a real Spark cluster ({@code local-cluster[2,1,1024]}: two executor
  * JVMs), through the real shaded {@code pools.jar} on the executors: the job without the agent,
- * measured (one recording per executor JVM), the recordings merged by {@code suggest}, the job
- * again under the caps: the same result, no fallback and no refusal in any executor.
+ * measured (one recording per executor JVM; one executor killed with SIGKILL in the middle, its
+ * recording read up to its last flush), the recordings merged by {@code suggest}, the job again
+ * under the caps: the same result, no fallback and no refusal in any executor.
  */
 class SparkLoopIT {
 
@@ -57,13 +58,39 @@ class SparkLoopIT {
         Result plain = job("plain");
         String expected = result(plain);
 
+        // Measured, with one executor killed (SIGKILL) in the middle, once its recording has flushed:
+        // Spark runs its tasks again elsewhere; the killed executor's recording is read up to its last flush.
         Files.writeString(dir.resolve("measure.yaml"), withReportFile("measure-%p.jfr"));
-        Result measured = job("measure", "--agent", POOLS.toString(), "--layout", "measure.yaml");
+        Result measured = job(
+                "measure",
+                "--agent",
+                POOLS.toString(),
+                "--layout",
+                "measure.yaml",
+                "--kill-executor-when-flushed",
+                dir.toString());
         assertEquals(expected, result(measured), "the same result under the measuring layout");
+        Matcher kill = Pattern.compile(
+                        "kill: SIGKILL to executor JVM (\\d+) once its recording had been flushed 3" + " times: sent")
+                .matcher(measured.out());
+        assertTrue(kill.find(), measured.toString());
+        assertTrue(measured.out().contains("after the kill: the same result"), measured.toString());
+        long killed = Long.parseLong(kill.group(1));
+        Path killedRecording = dir.resolve("measure-" + killed + ".jfr");
+        assertEquals(0, Files.size(killedRecording), "the killed executor wrote no recording");
         List<Path> measures = recordings("measure-");
-        assertEquals(2, measures.size(), "one recording per executor JVM: " + measures + "\n" + measured);
-        assertEquals(
-                executorPidsAtEnd(measured), pids(measures, "measure-"), "recordings named by the executors' pids");
+        List<Long> pids = pids(measures, "measure-");
+        assertTrue(pids.contains(killed), pids.toString());
+        assertTrue(pids.containsAll(executorPidsAtEnd(measured)), "every executor's recording: " + pids + measured);
+
+        List<String> reportMeasured = new ArrayList<>(List.of("report"));
+        measures.forEach(p -> reportMeasured.add(p.toString()));
+        Result fleet = cli(reportMeasured);
+        assertEquals(0, fleet.exit(), fleet.toString());
+        assertTrue(
+                fleet.out().contains("fleet: " + measures.size() + " JVMs, 1 recovered from the JFR repository"),
+                fleet.out());
+        assertTrue(fleet.out().contains("recovered from " + dir.resolve("measure-" + killed + ".jfr.d")), fleet.out());
 
         List<String> suggest = new ArrayList<>(List.of("suggest"));
         measures.forEach(p -> suggest.add(p.toString()));
@@ -71,7 +98,9 @@ class SparkLoopIT {
         Result suggested = cli(suggest);
         assertEquals(0, suggested.exit(), suggested.toString());
         String capped = Files.readString(dir.resolve("capped.yaml"));
-        assertTrue(capped.contains("from 2 recordings"), capped);
+        assertTrue(capped.contains("from " + measures.size() + " recordings"), capped);
+        assertTrue(
+                capped.contains("measure-" + killed + ".jfr: recovered from a JVM that did not exit cleanly"), capped);
         assertTrue(capped.contains("on_exhausted: fallback"), capped);
 
         Result rerun = job("capped", "--agent", POOLS.toString(), "--layout", "capped.yaml");

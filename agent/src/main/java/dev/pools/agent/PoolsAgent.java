@@ -117,10 +117,9 @@ public final class PoolsAgent {
         @Override
         public void run() {
             runtime.shutdown();
-            if (runtime.config().reportFile() != null && !Recorder.started()) {
+            if (!Recorder.shutdown() && runtime.config().reportFile() != null) {
                 Log.info("the JVM ended before the recording started; no recording was written");
             }
-            Recorder.shutdown();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.pools.cli;
 
 import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,6 +48,19 @@ final class FleetReport {
         return max;
     }
 
+    /** The folder every recording is in, when they share one: the table then names files only. */
+    private Path commonFolder() {
+        Path folder = null;
+        for (RecordingSummary s : runs) {
+            Path parent = s.file.toAbsolutePath().getParent();
+            if (folder != null && !folder.equals(parent)) {
+                return null;
+            }
+            folder = parent;
+        }
+        return folder;
+    }
+
     static String state(RecordingSummary s) {
         return s.recoveredFrom == null ? "complete" : "recovered";
     }
@@ -69,9 +83,10 @@ final class FleetReport {
         long refusals = 0;
         long totalFallbacks = 0;
         long totalRefusals = 0;
+        Path folder = commonFolder();
         for (RecordingSummary s : runs) {
             t.row(
-                    s.file,
+                    folder == null ? s.file : s.file.getFileName(),
                     s.pid < 0 ? "-" : s.pid,
                     Duration.between(s.start, s.end).toSeconds() + " s",
                     state(s),
@@ -106,6 +121,9 @@ final class FleetReport {
                     .append(recovered)
                     .append(" recovered from the JFR repository of a JVM that did not exit cleanly (up to its last"
                             + " flush)");
+        }
+        if (folder != null) {
+            b.append(", recordings in ").append(folder);
         }
         b.append("\n\n").append(t);
         b.append("fleet total:       ")

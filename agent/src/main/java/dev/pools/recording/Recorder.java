@@ -31,6 +31,11 @@ public final class Recorder {
 
     private static volatile boolean started;
 
+    /** Start and shutdown exclude each other: a recording starts whole, before the JVM's end, or not at all. */
+    private static final Object LOCK = new Object();
+
+    private static boolean closing;
+
     private Recorder() {}
 
     /** Whether this JVM's recording is running. */
@@ -69,10 +74,17 @@ public final class Recorder {
         recording.enable(JVM_INFORMATION).with("period", "beginChunk");
         recording.setToDisk(true);
         Path destination = Path.of(FileNames.expand(config.reportFile()));
-        recording.setDestination(destination);
-        RecordingRepository.moveBeside(destination, recording);
-        recording.start();
-        started = true;
+        synchronized (LOCK) {
+            if (closing) {
+                // The JVM is ending: no empty file, no repository folder, that would look like a killed JVM's.
+                recording.close();
+                return;
+            }
+            recording.setDestination(destination);
+            RecordingRepository.moveBeside(destination, recording);
+            recording.start();
+            started = true;
+        }
         CallSites sites = pools.sites();
         runtime.setRefusalListener((size, site, reason, fellBack) -> {
             AllocationRefusedEvent e = new AllocationRefusedEvent();
@@ -93,11 +105,18 @@ public final class Recorder {
         });
     }
 
-    /** At exit, beside JFR's own shutdown hook: removes the emptied repository folder. */
-    public static void shutdown() {
+    /**
+     * At exit, beside JFR's own shutdown hook: a recording not started by now never starts; one that
+     * runs is written by JFR, and the emptied repository folder removed. Returns whether it ran.
+     */
+    public static boolean shutdown() {
+        synchronized (LOCK) {
+            closing = true;
+        }
         if (started) {
             RecordingRepository.removeWhenEmpty();
         }
+        return started;
     }
 
     static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {

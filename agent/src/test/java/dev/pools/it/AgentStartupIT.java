@@ -85,13 +85,19 @@ class AgentStartupIT {
     }
 
     @Test
-    void without_an_argument_the_agent_runs_the_sub_slices_default() throws Exception {
+    void without_an_argument_the_agent_runs_the_host_default() throws Exception {
         Forked.Result r =
                 Forked.app(dir, List.of(Forked.agent(null), "-XX:MaxDirectMemorySize=256m"), ApiApp.class, "reports");
         assertEquals(0, r.exit(), r.toString());
-        // P = min(1 GiB, 256 MiB / 4) = 64 MiB: one sliced pool of 16 MiB pages, then the exclusive tail of 64 MiB
+        // Sliced pools of 64 KiB, 1 MiB and 2 MiB pages, then the exclusive tail of P = min(1 GiB, 256 MiB / 4) = 64
+        // MiB
         assertEquals(
-                List.of("main ran", "report 16777216 0 0 0", "report 67108864 0 0 0"),
+                List.of(
+                        "main ran",
+                        "report 65536 0 0 0",
+                        "report 1048576 0 0 0",
+                        "report 2097152 0 0 0",
+                        "report 67108864 0 0 0"),
                 r.out().lines().toList());
     }
 

@@ -3,6 +3,7 @@ package dev.pools.hosts.it.apps;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
+import java.nio.LongBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A sentence-embedding service on ONNX Runtime: a hashing tokenizer, a model of about 21 million
@@ -36,12 +38,14 @@ public final class OrtEmbeddingService {
         if (!Files.exists(model)) {
             Files.write(model, OnnxModels.embedding(VOCAB, DIM, HIDDEN, 42));
         }
+        Probe.awaitRecording();
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         options.setIntraOpNumThreads(1);
         long start;
         long[] checksums = new long[threads];
         AtomicLong sentences = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         try (OrtSession session = env.createSession(model.toString(), options)) {
             start = System.nanoTime();
             List<Thread> workers = new ArrayList<>();
@@ -50,12 +54,16 @@ public final class OrtEmbeddingService {
                 Thread w = new Thread(
                         () -> checksums[id] = serve(env, session, new Random(1000 + id), requests, sentences),
                         "request-" + t);
+                w.setUncaughtExceptionHandler((thread, e) -> failure.set(e));
                 workers.add(w);
                 w.start();
             }
             for (Thread w : workers) {
                 w.join();
             }
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("a request thread failed", failure.get());
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long sum = 0;
@@ -76,12 +84,14 @@ public final class OrtEmbeddingService {
         try {
             for (int r = 0; r < requests; r++) {
                 int batch = 1 + random.nextInt(16);
-                long[][] ids = new long[batch][];
                 int tokens = 4 + random.nextInt(60);
+                LongBuffer ids = LongBuffer.allocate(batch * tokens);
                 for (int b = 0; b < batch; b++) {
-                    ids[b] = tokenize(sentence(random, tokens), tokens);
+                    ids.put(tokenize(sentence(random, tokens), tokens));
                 }
-                try (OnnxTensor input = OnnxTensor.createTensor(env, ids);
+                ids.flip();
+                // A heap buffer: ONNX Runtime copies it into a direct buffer of its own, from the pools.
+                try (OnnxTensor input = OnnxTensor.createTensor(env, ids, new long[] {batch, tokens});
                         OrtSession.Result out = session.run(Map.of("input_ids", input))) {
                     float[][] embedding = (float[][]) out.get(0).getValue();
                     for (float[] e : embedding) {

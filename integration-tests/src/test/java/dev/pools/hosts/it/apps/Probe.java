@@ -2,6 +2,7 @@ package dev.pools.hosts.it.apps;
 
 import dev.pools.agent.PoolsRuntime;
 import dev.pools.memory.Usage;
+import dev.pools.recording.Recorder;
 import java.lang.reflect.Field;
 import java.nio.Buffer;
 import java.util.Arrays;
@@ -17,6 +18,20 @@ final class Probe {
             return PoolsRuntime.current() != null;
         } catch (NoClassDefFoundError e) {
             return false;
+        }
+    }
+
+    /**
+     * Under the agent, waits until its recording runs (it starts in the background, about half a
+     * second after the JVM), so that a short program is recorded from its first request; at most a
+     * minute.
+     */
+    static void awaitRecording() throws InterruptedException {
+        if (!attached()) {
+            return;
+        }
+        for (int i = 0; i < 6000 && !Recorder.started(); i++) {
+            Thread.sleep(10);
         }
     }
 

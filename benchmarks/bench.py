@@ -4,6 +4,7 @@
     bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
     bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
     bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
+    bench.py cost [seconds]  the recording's own cost: SteadyWorkload with and without it, side by side
 
 Each prints a table (median, min-max spread, ratio to the peer) and writes the raw runs as JSON
 under benchmarks/results/. Run from the repository root after `mvn -B install -DskipTests`.
@@ -195,6 +196,40 @@ def b5(runs, hour=None):
     save("b5", {"recording": str(hour), "bytes": hour.stat().st_size, "seconds": {k: summary(v) for k, v in times.items()}})
 
 
+def cost(seconds):
+    """SteadyWorkload under the same layout with the recording on (period 1 s) and off, both at once
+    (so that the machine's load hits both alike); CPU time and peak RSS are counted per process."""
+    fresh_work()
+    procs = {}
+    for name, file in (("recording on", "cost.jfr"), ("recording off", "none")):
+        layout = WORK / f"{file}.yaml"
+        layout.write_text(f"layout: sliced\npools:\n  - page_size: 256 KiB\n    max_slice: 64 KiB\n"
+                          f"  - page_size: 4 MiB\n    max_slice: 1 MiB\nintercept:\n  packages: [bench.host]\n"
+                          f"report:\n  file: {file}\n  period: 1 s\n")
+        # A heap of 256 MiB: the workload makes little heap garbage, so with the default heap the
+        # collector would seldom run and the buffers it drops (freed only when collected, with or without
+        # the agent) would set the peak RSS, not the recording.
+        cmd = ["/usr/bin/time", "-f", "cpu %U %S maxrss %M", JAVA, "-Xmx256m", f"-javaagent:{POOLS}={layout}", "-cp", BENCH_CP,
+               "dev.pools.bench.SteadyWorkload", str(seconds)]
+        procs[name] = subprocess.Popen(cmd, cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    data = {}
+    print(f"\nThe recording's cost: SteadyWorkload {seconds} s, period 1 s ({java_version()})")
+    for name, p in procs.items():
+        out, err = p.communicate()
+        if p.returncode != 0:
+            raise SystemExit(f"failed ({p.returncode}): {name}\n{out}\n{err}")
+        fields = [l for l in err.splitlines() if l.startswith("cpu ")][-1].split()
+        user, system, rss = float(fields[1]), float(fields[2]), int(fields[4]) / 1024
+        data[name] = {"user_s": user, "system_s": system, "maxrss_mib": rss}
+        print(f"  {name:14} CPU {user + system:7.2f} s (user {user:.2f}, system {system:.2f})  peak RSS {rss:6.1f} MiB")
+    on, off = data["recording on"], data["recording off"]
+    extra = on["user_s"] + on["system_s"] - off["user_s"] - off["system_s"]
+    size = (WORK / "cost.jfr").stat().st_size
+    print(f"  recording: {extra:+.2f} s of CPU ({100 * extra / seconds:+.2f} % of one core), "
+          f"{on['maxrss_mib'] - off['maxrss_mib']:+.1f} MiB peak RSS, file {size} bytes")
+    save("cost", {"seconds": seconds, "bytes": size, "runs": data})
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -204,5 +239,7 @@ if __name__ == "__main__":
         b4(n)
     elif what == "b5":
         b5(n, Path(sys.argv[3]) if len(sys.argv) > 3 else None)
+    elif what == "cost":
+        cost(int(sys.argv[2]) if len(sys.argv) > 2 else 600)
     else:
         raise SystemExit(__doc__)

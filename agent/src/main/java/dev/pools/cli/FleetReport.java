@@ -131,6 +131,11 @@ final class FleetReport {
                 .append(" fallbacks, ")
                 .append(totalRefusals)
                 .append(" refusals\n");
+        ReportCommand.appendCollections(
+                b,
+                runs.stream().mapToLong(s -> s.usage.collections()).sum(),
+                runs.stream().mapToLong(s -> s.usage.collectionNanos()).sum(),
+                " in all JVMs");
         return b.toString();
     }
 

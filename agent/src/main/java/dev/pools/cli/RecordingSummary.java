@@ -54,7 +54,9 @@ final class RecordingSummary {
             long bytesPadding,
             long bytesReserved,
             long fallbackAllocs,
-            long fallbackBytes) {}
+            long fallbackBytes,
+            long collections,
+            long collectionNanos) {}
 
     /** One pools.ProcessMemory, as the budget chart stacks it (bytes; -1 unknown). */
     record ProcessSample(
@@ -311,7 +313,12 @@ final class RecordingSummary {
                         e.getLong(EventNames.BYTES_PADDING),
                         e.getLong(EventNames.BYTES_RESERVED),
                         e.getLong(EventNames.FALLBACK_ALLOCS),
-                        e.getLong(EventNames.FALLBACK_BYTES));
+                        e.getLong(EventNames.FALLBACK_BYTES),
+                        // Recordings made before these fields existed read as none.
+                        e.hasField(EventNames.COLLECTIONS) ? e.getLong(EventNames.COLLECTIONS) : 0,
+                        e.hasField(EventNames.COLLECTION_TIME)
+                                ? e.getDuration(EventNames.COLLECTION_TIME).toNanos()
+                                : 0);
                 if (usage == null || !u.time().isBefore(usage.time())) {
                     usage = u;
                 }

@@ -147,6 +147,7 @@ final class ReportCommand implements Callable<Integer> {
                 .append(")   refusals: ")
                 .append(s.refusedCount())
                 .append('\n');
+        appendCollections(b, u.collections(), u.collectionNanos(), "");
         if (s.budget.samples() > 0) {
             b.append('\n').append(s.budget.text());
         }
@@ -230,6 +231,8 @@ final class ReportCommand implements Callable<Integer> {
         um.put(EventNames.BYTES_RESERVED, u.bytesReserved());
         um.put(EventNames.FALLBACK_ALLOCS, u.fallbackAllocs());
         um.put(EventNames.FALLBACK_BYTES, u.fallbackBytes());
+        um.put(EventNames.COLLECTIONS, u.collections());
+        um.put("collectionMillis", u.collectionNanos() / 1_000_000);
         m.put("usage", um);
         m.put("peak", Json.obj(EventNames.BYTES_RESERVED, s.peakReserved, EventNames.BYTES_IN_USE, s.peakInUse));
         m.put("processMemory", s.budget.samples() > 0 ? s.budget.json() : null);
@@ -265,5 +268,21 @@ final class ReportCommand implements Callable<Integer> {
         }
         m.put("refusals", refusals);
         return m;
+    }
+
+    /**
+     * The collections the pools made for requests a full pool could not serve, if any: what a cap
+     * costs under {@code release: gc}.
+     */
+    static void appendCollections(StringBuilder b, long count, long nanos, String where) {
+        if (count > 0) {
+            b.append("collections:       ")
+                    .append(count)
+                    .append(" made by the pools for a full pool, ")
+                    .append(nanos / 1_000_000)
+                    .append(" ms waited")
+                    .append(where)
+                    .append(" (release: gc under caps; headroom makes them rarer)\n");
+        }
     }
 }

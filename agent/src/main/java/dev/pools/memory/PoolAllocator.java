@@ -67,6 +67,8 @@ public final class PoolAllocator {
     private final LongAdder fallbackBytes = new LongAdder();
     private final LongAdder doubleReleases = new LongAdder();
     private final LongAdder collectorReleases = new LongAdder();
+    private final LongAdder collections = new LongAdder();
+    private final LongAdder collectionNanos = new LongAdder();
 
     /**
      * The JDK internals are resolved at the first allocation, not here, to keep the agent's start-up
@@ -168,6 +170,8 @@ public final class PoolAllocator {
         System.gc();
         NativeAccess.awaitReferenceProcessing();
         Releaser.drainNow();
+        collections.increment();
+        collectionNanos.add(System.nanoTime() - now);
         // Decided only now, when every lease the collection found is back in its pool.
         lastCollectHelped = collectorReleases.sum() > before;
         anchor = reserve(size, site, true, true);
@@ -362,6 +366,20 @@ public final class PoolAllocator {
     /** The whole: the field-wise sum over pools, plus the fallbacks. */
     public Usage usage() {
         return usage(reports());
+    }
+
+    /**
+     * Collections the pools made for requests a full pool could not serve ({@code System.gc()}, then
+     * waiting until every buffer it found unreachable was back), since start: the price of a cap
+     * under {@code release: gc}.
+     */
+    public long collections() {
+        return collections.sum();
+    }
+
+    /** Nanoseconds the requesting threads spent in those collections, waiting included. */
+    public long collectionNanos() {
+        return collectionNanos.sum();
     }
 
     /** The usage that goes with {@code reports}, taken a moment before. */

@@ -37,6 +37,8 @@ public final class EventNames {
     public static final String BYTES_RESERVED = "bytesReserved";
     public static final String FALLBACK_ALLOCS = "fallbackAllocs";
     public static final String FALLBACK_BYTES = "fallbackBytes";
+    public static final String COLLECTIONS = "collections";
+    public static final String COLLECTION_TIME = "collectionTime";
 
     // pools.AllocationRefused
     public static final String SIZE = "size";

@@ -143,6 +143,8 @@ public final class Recorder {
         e.bytesReserved = u.bytesReserved();
         e.fallbackAllocs = u.fallbackAllocs();
         e.fallbackBytes = u.fallbackBytes();
+        e.collections = pools.collections();
+        e.collectionTime = pools.collectionNanos();
         e.commit();
     }
 

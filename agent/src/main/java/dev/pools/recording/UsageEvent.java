@@ -7,6 +7,7 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
 
 @Name(EventNames.USAGE)
 @Label("Pool Usage")
@@ -42,4 +43,13 @@ public final class UsageEvent extends Event {
     @Description("Bytes of those requests")
     @DataAmount
     public long fallbackBytes;
+
+    @Label("Collections")
+    @Description("Collections the pools made for requests a full pool could not serve, since start")
+    public long collections;
+
+    @Label("Collection Time")
+    @Description("Time the requesting threads spent in those collections, since start")
+    @Timespan(Timespan.NANOSECONDS)
+    public long collectionTime;
 }

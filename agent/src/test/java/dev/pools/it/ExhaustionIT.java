@@ -7,13 +7,16 @@ import dev.pools.it.apps.DropAndAllocate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One capped 320 MiB page and twenty 300 MiB buffers, each dropped before the next, under
  * {@code on_exhausted: fail}: every request is served, because the exhausted path waits until the
- * collector's releases are back in the pool before it refuses.
+ * collector's releases are back in the pool before it refuses; the recording counts the
+ * collections the pools made for it, and report shows them.
  */
 class ExhaustionIT {
 
@@ -33,7 +36,7 @@ class ExhaustionIT {
                   packages: [it.host]
                 on_exhausted: fail
                 report:
-                  file: none
+                  file: run.jfr
                 """);
         Forked.Result r = Forked.app(
                 dir,
@@ -44,5 +47,16 @@ class ExhaustionIT {
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().startsWith("served 20, "), r.out());
         assertTrue(r.err().isBlank(), r.err());
+
+        Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        Matcher line = Pattern.compile("(?m)^collections: +(\\d+) made by the pools for a full pool, (\\d+) ms waited")
+                .matcher(report.out());
+        assertTrue(line.find(), report.out());
+        // Each request after the first finds the page full of the buffer just dropped: one collection
+        // each, unless the collector happened to run in between.
+        long collections = Long.parseLong(line.group(1));
+        assertTrue(collections >= 1 && collections <= 19, report.out());
+        assertTrue(Long.parseLong(line.group(2)) > 0, report.out());
     }
 }

@@ -1,6 +1,7 @@
 package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -34,6 +35,10 @@ class ExhaustionTest {
             }
             Usage usage = pools.usage();
             assertEquals(0, usage.fallbackAllocs(), "run " + run + ": fallbacks");
+            // Every request after the first found the page full of the buffer just dropped and had the
+            // pools collect, unless the collector happened to run in between.
+            assertTrue(pools.collections() >= 1 && pools.collections() <= BUFFERS - 1, "run " + run + ": collections");
+            assertTrue(pools.collectionNanos() > 0, "run " + run + ": time in collections");
             pools.cleanup();
         }
     }

@@ -282,7 +282,7 @@ final class ReportCommand implements Callable<Integer> {
                     .append(nanos / 1_000_000)
                     .append(" ms waited")
                     .append(where)
-                    .append(" (release: gc under caps; headroom makes them rarer)\n");
+                    .append(" (a cap under release: gc)\n");
         }
     }
 }

@@ -9,8 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One capped 320 MiB page and twenty 300 MiB buffers, each dropped before the next, under
@@ -23,8 +24,14 @@ class ExhaustionIT {
     @TempDir
     Path dir;
 
-    @Test
-    void a_capped_page_full_of_unreachable_buffers_never_refuses() throws Exception {
+    /**
+     * Also with {@code -XX:+ExplicitGCInvokesConcurrent}, which services set to keep {@code System.gc()}
+     * from stopping them for a full collection: the pools' collection is then a concurrent cycle, and
+     * the exhausted path must still find every unreachable buffer back before it refuses.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"-XX:-ExplicitGCInvokesConcurrent", "-XX:+ExplicitGCInvokesConcurrent"})
+    void a_capped_page_full_of_unreachable_buffers_never_refuses(String explicitGc) throws Exception {
         Files.writeString(
                 dir.resolve("layout.yaml"),
                 """
@@ -40,7 +47,7 @@ class ExhaustionIT {
                 """);
         Forked.Result r = Forked.app(
                 dir,
-                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=1g"),
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=1g", explicitGc),
                 DropAndAllocate.class,
                 "20",
                 "300");

@@ -117,8 +117,19 @@ public final class PoolsAgent {
         @Override
         public void run() {
             runtime.shutdown();
-            if (!Recorder.shutdown() && runtime.config().reportFile() != null) {
-                Log.info("the JVM ended before the recording started; no recording was written");
+            switch (Recorder.shutdown()) {
+                case NOT_STARTED -> {
+                    if (runtime.config().reportFile() != null) {
+                        Log.info("the JVM ended before the recording started; no recording was written");
+                    }
+                }
+                case STILL_STARTING ->
+                    Log.info("the JVM ended while the recording was starting, which JFR did not"
+                            + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
+                            + " s; the JVM ends without it (its file may be missing or empty)");
+                case RECORDED -> {
+                    // JFR writes it.
+                }
             }
         }
     }

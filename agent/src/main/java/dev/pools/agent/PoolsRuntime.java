@@ -99,6 +99,7 @@ public final class PoolsRuntime implements Recorded {
         return defaultMaxPageSize;
     }
 
+    @Override
     public InstalledLayout installed() {
         InstalledLayout now = installed;
         if (now == null) {

@@ -152,6 +152,10 @@ final class RecordingSummary {
             }
             throw new BadInput(file + ": not a readable JFR recording (" + e + ")");
         }
+        if (s.layoutYaml == null && !s.pools.isEmpty()) {
+            throw new BadInput(file + ": pools reports without the layout they came from (no pools.Layout event: its"
+                    + " JVM ended as the recording started); nothing to report from it");
+        }
         if (s.layoutYaml == null || s.pools.isEmpty()) {
             throw new BadInput(file + ": "
                     + (s.recoveredFrom == null ? "a JFR recording" : "the JFR repository " + s.recoveredFrom)
@@ -189,15 +193,23 @@ final class RecordingSummary {
         List<Path> chunks = new ArrayList<>();
         // The folder itself (a JFR repository given directly), or the repository JFR made in it.
         try (Stream<Path> found = Files.walk(folder, 2)) {
-            found.filter(p -> p.getFileName().toString().endsWith(".jfr") && Files.isRegularFile(p))
+            List<Path> files = found.filter(p -> p.getFileName().toString().endsWith(".jfr") && Files.isRegularFile(p))
                     .sorted()
-                    .forEach(chunks::add);
+                    .toList();
+            for (Path f : files) {
+                // A chunk JFR had opened but not yet written when its JVM was killed holds nothing.
+                if (Files.size(f) > 0) {
+                    chunks.add(f);
+                }
+            }
         }
         if (chunks.isEmpty()) {
             if (Files.isDirectory(file)) {
                 throw new BadInput(file + ": is a directory without JFR chunk files, not a recording");
             }
-            return null;
+            throw new BadInput(
+                    file + ": empty or missing, and the JFR repository beside it (" + folder + ") holds no data: the"
+                            + " JVM ended or was killed before its recording's first flush; nothing was recorded");
         }
         return chunks;
     }

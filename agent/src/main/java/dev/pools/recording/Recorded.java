@@ -15,6 +15,9 @@ public interface Recorded {
     /** From now on, refusals go to {@code listener}. */
     void setRefusalListener(AllocationListener listener);
 
+    /** The layout installed now. */
+    InstalledLayout installed();
+
     /** Adds a listener and tells it the layout installed now. */
     void addInstallListener(InstalledLayout.Listener listener);
 }

@@ -1,6 +1,7 @@
 package dev.pools.recording;
 
 import dev.pools.layout.FileNames;
+import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
@@ -11,6 +12,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 
@@ -31,10 +34,30 @@ public final class Recorder {
 
     private static volatile boolean started;
 
-    /** Start and shutdown exclude each other: a recording starts whole, before the JVM's end, or not at all. */
-    private static final Object LOCK = new Object();
+    /**
+     * Start and shutdown exclude each other: a recording starts whole, before the JVM's end, or not
+     * at all. The shutdown hook waits for a start in progress at most {@link #SHUTDOWN_WAIT_MS}:
+     * JFR's own shutdown hook runs beside it, and a start that reaches JFR after that hook has
+     * finished never returns, so waiting for it without a bound hung the JVM at exit.
+     */
+    private static final ReentrantLock LOCK = new ReentrantLock();
 
-    private static boolean closing;
+    public static final long SHUTDOWN_WAIT_MS = 5_000;
+
+    /**
+     * For tests only: milliseconds the start waits, holding the lock and past its last look at
+     * {@code closing}, before it starts the recording, so that a JVM can be made to end in the middle
+     * of a start.
+     */
+    static final String START_DELAY_PROPERTY = "pools.test.recordingStartDelayMs";
+
+    /** For tests only: milliseconds between the recording's start and its first {@code pools.Layout} event. */
+    static final String LAYOUT_DELAY_PROPERTY = "pools.test.layoutEventDelayMs";
+
+    private static volatile boolean closing;
+
+    /** Whether this recording holds a {@code pools.Layout} event yet. */
+    private static volatile boolean layoutRecorded;
 
     private Recorder() {}
 
@@ -51,7 +74,13 @@ public final class Recorder {
         }
         PoolAllocator pools = runtime.allocator();
         ProcessMemory memory = new ProcessMemory();
-        FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> emitFinal(pools, memory));
+        FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> {
+            if (!layoutRecorded) {
+                // The JVM ended between the recording's start and the install listener's first event.
+                emitLayout(runtime.installed());
+            }
+            emitFinal(pools, memory);
+        });
         boolean timeline = !config.reportPeriod().isZero();
         if (timeline) {
             FlightRecorder.addPeriodicEvent(PoolReportEvent.class, () -> emitBatch(pools, pools.reports()));
@@ -74,49 +103,94 @@ public final class Recorder {
         recording.enable(JVM_INFORMATION).with("period", "beginChunk");
         recording.setToDisk(true);
         Path destination = Path.of(FileNames.expand(config.reportFile()));
-        synchronized (LOCK) {
+        LOCK.lock();
+        try {
             if (closing) {
                 // The JVM is ending: no empty file, no repository folder, that would look like a killed JVM's.
                 recording.close();
                 return;
             }
+            delayForTests(START_DELAY_PROPERTY);
             recording.setDestination(destination);
             RecordingRepository.moveBeside(destination, recording);
             recording.start();
+            // The layout first: a recording without it cannot be reported (the periodic hook above covers
+            // a JVM that ends before it is recorded here). Then refusals; and only then is the recording
+            // said to run, so that whoever waits for started() misses none of its events.
+            delayForTests(LAYOUT_DELAY_PROPERTY);
+            runtime.addInstallListener(Recorder::emitLayout);
+            CallSites sites = pools.sites();
+            runtime.setRefusalListener((size, site, reason, fellBack) -> {
+                AllocationRefusedEvent e = new AllocationRefusedEvent();
+                if (e.shouldCommit()) {
+                    e.size = size;
+                    e.reason = reason;
+                    e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
+                    e.site = sites.name(site);
+                    e.commit();
+                }
+            });
             started = true;
+        } finally {
+            LOCK.unlock();
         }
-        CallSites sites = pools.sites();
-        runtime.setRefusalListener((size, site, reason, fellBack) -> {
-            AllocationRefusedEvent e = new AllocationRefusedEvent();
-            if (e.shouldCommit()) {
-                e.size = size;
-                e.reason = reason;
-                e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
-                e.site = sites.name(site);
-                e.commit();
-            }
-        });
-        runtime.addInstallListener(layout -> {
-            LayoutEvent e = new LayoutEvent();
-            e.kind = layout.kind();
-            e.layout = layout.yaml();
-            e.source = layout.source().name().toLowerCase(Locale.ROOT);
-            e.commit();
-        });
+    }
+
+    private static void emitLayout(InstalledLayout layout) {
+        LayoutEvent e = new LayoutEvent();
+        e.kind = layout.kind();
+        e.layout = layout.yaml();
+        e.source = layout.source().name().toLowerCase(Locale.ROOT);
+        e.commit();
+        layoutRecorded = true;
     }
 
     /**
      * At exit, beside JFR's own shutdown hook: a recording not started by now never starts; one that
      * runs is written by JFR, and the emptied repository folder removed. Returns whether it ran.
      */
-    public static boolean shutdown() {
-        synchronized (LOCK) {
-            closing = true;
+    public static Ending shutdown() {
+        closing = true;
+        boolean locked = false;
+        try {
+            locked = LOCK.tryLock(SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        if (started) {
-            RecordingRepository.removeWhenEmpty();
+        try {
+            if (!locked) {
+                return Ending.STILL_STARTING;
+            }
+            if (started) {
+                RecordingRepository.removeWhenEmpty();
+            }
+            return started ? Ending.RECORDED : Ending.NOT_STARTED;
+        } finally {
+            if (locked) {
+                LOCK.unlock();
+            }
         }
-        return started;
+    }
+
+    /** How the recording stood when the JVM ended. */
+    public enum Ending {
+        /** It ran, and JFR writes it. */
+        RECORDED,
+        /** It had not started; it never will. */
+        NOT_STARTED,
+        /** It was starting and did not finish within {@link #SHUTDOWN_WAIT_MS}; the JVM ends without it. */
+        STILL_STARTING
+    }
+
+    private static void delayForTests(String property) {
+        String delay = System.getProperty(property);
+        if (delay != null) {
+            try {
+                Thread.sleep(Long.parseLong(delay));
+            } catch (InterruptedException | NumberFormatException e) {
+                // A test hook: nothing to do.
+            }
+        }
     }
 
     static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.ApiApp;
 import dev.pools.layout.LayoutRulesTest;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -103,16 +102,7 @@ class AgentStartupIT {
 
     @Test
     void without_the_agent_the_api_is_unsupported() throws Exception {
-        Forked.Result r = Forked.run(
-                dir,
-                List.of(
-                        Forked.java(),
-                        "-cp",
-                        Forked.TEST_CLASSES + File.pathSeparator + Forked.JAR,
-                        ApiApp.class.getName(),
-                        "install",
-                        "reports",
-                        "usage"));
+        Forked.Result r = Forked.withoutAgent(dir, ApiApp.class, "install", "reports", "usage");
         assertEquals(0, r.exit(), r.toString());
         assertEquals(
                 List.of(

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pools.it.apps.ReportsWithoutLayout;
 import dev.pools.it.apps.SeededWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -199,6 +200,12 @@ class CliIT {
                         Forked.TEST_CLASSES.toString(),
                         "it.host.Tensors"));
         assertTrue(Files.size(dir.resolve("foreign.jfr")) > 0, foreign.toString());
+        // A JVM killed before its recording's first flush: an empty file, an empty chunk beside it.
+        Files.writeString(dir.resolve("killed.jfr"), "");
+        Files.createDirectories(dir.resolve("killed.jfr.d/2026_12_01_10_00_00_123"));
+        Files.writeString(dir.resolve("killed.jfr.d/2026_12_01_10_00_00_123/2026_12_01_10_00_00.jfr"), "");
+        Forked.Result noLayout = Forked.withoutAgent(dir, ReportsWithoutLayout.class, "no-layout.jfr");
+        assertEquals(0, noLayout.exit(), noLayout.toString());
         return Stream.of(
                 Arguments.of(
                         "empty.jfr",
@@ -209,7 +216,14 @@ class CliIT {
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
                 Arguments.of("folder.jfr", "folder.jfr: is a directory without JFR chunk files, not a recording"),
                 Arguments.of("missing.jfr", "missing.jfr: no such file"),
-                Arguments.of("foreign.jfr", "foreign.jfr: a JFR recording without pools events"));
+                Arguments.of("foreign.jfr", "foreign.jfr: a JFR recording without pools events"),
+                Arguments.of(
+                        "killed.jfr",
+                        "killed.jfr: empty or missing, and the JFR repository beside it (killed.jfr.d) holds no"
+                                + " data: the JVM ended or was killed before its recording's first flush"),
+                Arguments.of(
+                        "no-layout.jfr",
+                        "no-layout.jfr: pools reports without the layout they came from (no pools.Layout event"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,5 +1,6 @@
 package dev.pools.it;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,6 +54,15 @@ public final class Forked {
         cmd.add("-cp");
         cmd.add(TEST_CLASSES.toString());
         cmd.add(main.getName());
+        cmd.addAll(List.of(args));
+        return run(dir, cmd);
+    }
+
+    /** Runs {@code java -cp <test classes>:pools.jar <main> <args>} in {@code dir}: the pools' classes without the agent. */
+    public static Result withoutAgent(Path dir, Class<?> main, String... args)
+            throws IOException, InterruptedException {
+        List<String> cmd =
+                new ArrayList<>(List.of(java(), "-cp", TEST_CLASSES + File.pathSeparator + JAR, main.getName()));
         cmd.addAll(List.of(args));
         return run(dir, cmd);
     }

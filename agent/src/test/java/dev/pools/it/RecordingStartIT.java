@@ -1,0 +1,68 @@
+package dev.pools.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pools.it.apps.EndDuringRecordingStart;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A JVM that ends while its recording is starting still exits. The recording starts on a thread of
+ * the agent's; when {@code main} returned during that start, JFR's shutdown hook could finish first,
+ * and the start, once in JFR, never returned: the agent's shutdown hook waited for it, and the JVM
+ * hung at exit (seen under DJL's own tests, and in 1 to 3 of 14 JVMs that ended within 2 s of
+ * their start). A test hook holds the start open for 3 s, and {@code main} returns while it is.
+ */
+class RecordingStartIT {
+
+    private static final String LAYOUT =
+            """
+            layout: sliced
+            pools:
+              - page_size: 1 MiB
+            report:
+              file: run.jfr
+            """;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void a_jvm_that_ends_while_its_recording_starts_exits() throws Exception {
+        Forked.Result r = endDuringStart("pools.test.recordingStartDelayMs");
+        // Whichever of JFR's hook and the agent's finished first, the agent says what became of the
+        // recording, or JFR wrote it.
+        assertTrue(
+                r.err().isBlank() || r.err().contains("the JVM ended while the recording was starting"), r.toString());
+    }
+
+    /**
+     * A JVM that ends just after its recording started, before the first {@code pools.Layout} event:
+     * the layout is then recorded at the chunk's end with the final reports, so that the recording
+     * can be reported (without it, report refused the file: a recording without its layout).
+     */
+    @Test
+    void a_jvm_that_ends_before_its_layout_is_recorded_leaves_a_recording_that_reports() throws Exception {
+        Forked.Result r = endDuringStart("pools.test.layoutEventDelayMs");
+        assertTrue(r.err().isBlank(), r.toString());
+        Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("layout sliced"), report.out());
+    }
+
+    /** Runs a JVM whose main returns while the test hook {@code property} holds the recording's start for 3 s. */
+    private Forked.Result endDuringStart(String property) throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-D" + property + "=3000"),
+                EndDuringRecordingStart.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("ending during the recording's start"), r.toString());
+        return r;
+    }
+}

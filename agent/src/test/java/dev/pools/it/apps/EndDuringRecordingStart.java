@@ -1,0 +1,32 @@
+package dev.pools.it.apps;
+
+import java.util.Map;
+
+/**
+ * Returns from {@code main} once the agent's start thread is inside the recording's start, held
+ * there by the test hook {@code pools.test.recordingStartDelayMs}: the JVM then ends in the middle of
+ * that start, whatever the machine's speed.
+ */
+public final class EndDuringRecordingStart {
+
+    public static void main(String[] args) throws InterruptedException {
+        for (int i = 0; i < 60_000 && !startHeld(); i++) {
+            Thread.sleep(1);
+        }
+        System.out.println(startHeld() ? "ending during the recording's start" : "the start was never held");
+    }
+
+    private static boolean startHeld() {
+        for (Map.Entry<Thread, StackTraceElement[]> e :
+                Thread.getAllStackTraces().entrySet()) {
+            if (e.getKey().getName().equals("pools-start")) {
+                for (StackTraceElement frame : e.getValue()) {
+                    if (frame.getMethodName().equals("delayForTests")) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+}

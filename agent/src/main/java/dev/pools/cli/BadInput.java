@@ -4,7 +4,15 @@ package dev.pools.cli;
 final class BadInput extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether the file is a recording of a JVM that recorded nothing (ended or killed before its first flush). */
+    final boolean nothingRecorded;
+
     BadInput(String message) {
+        this(message, false);
+    }
+
+    BadInput(String message, boolean nothingRecorded) {
         super(message, null, false, false);
+        this.nothingRecorded = nothingRecorded;
     }
 }

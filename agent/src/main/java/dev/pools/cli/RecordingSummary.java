@@ -122,6 +122,33 @@ final class RecordingSummary {
      * that is read instead, and the summary says it was recovered. A JFR repository folder may also
      * be given directly.
      */
+    /**
+     * Reads several recordings, as of a fleet. A file of a JVM that recorded nothing (it ended or was
+     * killed before its recording's first flush) is left out with one line on stderr, if another
+     * file holds data; any other problem is a {@link BadInput}, as for one file.
+     */
+    static List<RecordingSummary> readAll(List<Path> files, boolean timeline) {
+        List<RecordingSummary> read = new ArrayList<>();
+        List<String> leftOut = new ArrayList<>();
+        for (Path f : files) {
+            try {
+                read.add(read(f, timeline));
+            } catch (BadInput e) {
+                if (!e.nothingRecorded || files.size() == 1) {
+                    throw e;
+                }
+                leftOut.add(e.getMessage());
+            }
+        }
+        if (read.isEmpty()) {
+            throw new BadInput("none of the " + files.size() + " recordings holds data: " + leftOut.get(0));
+        }
+        for (String why : leftOut) {
+            System.err.println("pools: left out " + why);
+        }
+        return read;
+    }
+
     static RecordingSummary read(Path file, boolean timeline) {
         RecordingSummary s = new RecordingSummary(file, timeline);
         try {
@@ -209,7 +236,8 @@ final class RecordingSummary {
             }
             throw new BadInput(
                     file + ": empty or missing, and the JFR repository beside it (" + folder + ") holds no data: the"
-                            + " JVM ended or was killed before its recording's first flush; nothing was recorded");
+                            + " JVM ended or was killed before its recording's first flush; nothing was recorded",
+                    true);
         }
         return chunks;
     }

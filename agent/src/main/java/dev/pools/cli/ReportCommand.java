@@ -45,10 +45,7 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<RecordingSummary> summaries = new ArrayList<>();
-        for (Path f : files) {
-            summaries.add(RecordingSummary.read(f, false));
-        }
+        List<RecordingSummary> summaries = RecordingSummary.readAll(files, false);
         if (json) {
             List<Object> out = new ArrayList<>();
             for (RecordingSummary s : summaries) {

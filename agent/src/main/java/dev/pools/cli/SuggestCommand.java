@@ -62,10 +62,7 @@ final class SuggestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         double extra = headroom(headroom);
-        List<RecordingSummary> runs = new ArrayList<>();
-        for (Path f : files) {
-            runs.add(RecordingSummary.read(f, false));
-        }
+        List<RecordingSummary> runs = RecordingSummary.readAll(files, false);
         RecordingSummary first = runs.get(0);
         for (RecordingSummary other : runs.subList(1, runs.size())) {
             List<String> a = first.poolShapes();

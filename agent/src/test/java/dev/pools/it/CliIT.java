@@ -241,6 +241,28 @@ class CliIT {
         }
     }
 
+    /**
+     * In a fleet, a JVM that recorded nothing (an executor stopped before its recording's first
+     * flush) is left out with one line, and the others are reported and merged; alone, it is an error.
+     */
+    @Test
+    void a_recording_that_holds_nothing_is_left_out_of_a_fleet() throws Exception {
+        Files.writeString(dir.resolve("stopped.jfr"), "");
+        Files.createDirectories(dir.resolve("stopped.jfr.d/2026_12_01_11_00_00_456"));
+        Files.writeString(dir.resolve("stopped.jfr.d/2026_12_01_11_00_00_456/2026_12_01_11_00_00.jfr"), "");
+        String leftOut = "pools: left out stopped.jfr: empty or missing, and the JFR repository beside it";
+        for (String verb : List.of("report", "suggest")) {
+            Forked.Result r =
+                    Forked.cli(dir, verb, recording(0).toString(), recording(1).toString(), "stopped.jfr");
+            assertEquals(0, r.exit(), verb + " " + r);
+            assertEquals(1, r.errLines().size(), verb + " " + r);
+            assertTrue(r.errLines().get(0).startsWith(leftOut), verb + " " + r);
+        }
+        Forked.Result fleet =
+                Forked.cli(dir, "report", recording(0).toString(), recording(1).toString(), "stopped.jfr");
+        assertTrue(fleet.out().contains("fleet: 2 JVMs"), fleet.out());
+    }
+
     @Test
     void usage_errors_and_help_follow_the_exit_codes() throws Exception {
         Forked.Result help = Forked.cli(dir, "--help");

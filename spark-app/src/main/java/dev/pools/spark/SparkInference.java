@@ -221,19 +221,13 @@ public final class SparkInference {
      * did in the round before. Nothing is timed: it waits for the file, at most two minutes.
      */
     private static void killOnceFlushed(Path folder) throws IOException, InterruptedException {
-        long pid = executorPids().get(0);
-        String suffix = "-" + pid + ".jfr.d";
+        List<Long> before = executorPids();
+        long pid = before.get(0);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         long size = -1;
         int grew = 0;
         while (grew < 3 && System.nanoTime() < deadline) {
-            long now = 0;
-            try (Stream<Path> files = Files.walk(folder, 3)) {
-                now = files.filter(p -> p.toString().endsWith(".jfr") && p.getParent() != null)
-                        .filter(p -> p.toString().contains(suffix + "/"))
-                        .mapToLong(p -> p.toFile().length())
-                        .sum();
-            }
+            long now = repositoryBytes(folder, pid);
             if (size >= 0 && now > size) {
                 grew++;
             }
@@ -247,6 +241,34 @@ public final class SparkInference {
                 pid,
                 grew,
                 sent ? "sent" : "not sent");
+        // The Worker starts an executor in the killed one's place. Its recording starts about a second
+        // after its JVM; a job that ended sooner would stop it before it recorded anything. Wait for
+        // its first flush, so that every executor of the measured run has something to report.
+        long replacement = -1;
+        while (System.nanoTime() < deadline) {
+            if (replacement < 0) {
+                replacement = executorPids().stream()
+                        .filter(p -> !before.contains(p))
+                        .findFirst()
+                        .orElse(-1L);
+            } else if (repositoryBytes(folder, replacement) > 0) {
+                System.out.printf(Locale.ROOT, "replacement: executor JVM %d, its recording flushed%n", replacement);
+                return;
+            }
+            Thread.sleep(50);
+        }
+        System.out.printf(Locale.ROOT, "replacement: none recording within two minutes of the kill%n");
+    }
+
+    /** Bytes of JFR chunks in the repository the agent keeps beside executor {@code pid}'s recording in {@code folder}. */
+    private static long repositoryBytes(Path folder, long pid) throws IOException {
+        String suffix = "-" + pid + ".jfr.d";
+        try (Stream<Path> files = Files.walk(folder, 3)) {
+            return files.filter(p -> p.toString().endsWith(".jfr") && p.getParent() != null)
+                    .filter(p -> p.toString().contains(suffix + "/"))
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
+        }
     }
 
     private static void killOneExecutor(long jobStart) {

@@ -129,7 +129,7 @@ def b4(runs):
     hello = {
         "hello world, no agent": [JAVA, "-cp", BENCH_CP, "dev.pools.bench.Hello"],
         "hello world, empty agent": [JAVA, empty, "-cp", BENCH_CP, "dev.pools.bench.Hello"],
-        "hello world, pools.jar (no file: sub-slices, recording on)": [JAVA, f"-javaagent:{POOLS}", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
+        "hello world, pools.jar (no file: host, recording on)": [JAVA, f"-javaagent:{POOLS}", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
         "hello world, pools.jar=file.yaml (recording off)": [JAVA, f"-javaagent:{POOLS}=file.yaml", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
     }
     capped = ROOT / "sample-app/layouts/capped.yaml"

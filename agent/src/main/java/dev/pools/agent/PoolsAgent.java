@@ -9,12 +9,12 @@ import dev.pools.log.Log;
 import dev.pools.memory.DirectMemory;
 import dev.pools.memory.MallocThresholds;
 import dev.pools.memory.PoolAllocator;
-import dev.pools.memory.PoolReport;
 import dev.pools.recording.Recorder;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * {@code -javaagent:pools.jar[=layout.yaml]}: reads the layout, opens the JDK internals the pools
@@ -62,6 +62,9 @@ public final class PoolsAgent {
             return;
         }
         try {
+            if (!"false".equals(System.getProperty(MALLOC_HINT_PROPERTY))) {
+                MallocThresholds.follow(new MallocHintFailed());
+            }
             PoolsRuntime.setCurrent(runtime);
             boolean releaseAtClose = config.release() == PoolsConfig.Release.CLOSE;
             HostTransformer transformer =
@@ -105,6 +108,14 @@ public final class PoolsAgent {
         }
     }
 
+    /** Says once that a malloc hint failed; the hints are off from then on. */
+    private static final class MallocHintFailed implements Consumer<Throwable> {
+        @Override
+        public void accept(Throwable t) {
+            Log.once("malloc", "could not give malloc its threshold hint (see README, Troubleshooting): " + t);
+        }
+    }
+
     /** Refuses installs once the JVM shuts down, and says when the JVM ended before its recording began. */
     private static final class ShutdownHook extends Thread {
         private final PoolsRuntime runtime;
@@ -142,17 +153,6 @@ public final class PoolsAgent {
                     "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
                             + missing);
             return;
-        }
-        try {
-            long largestSlice = 0;
-            for (PoolReport r : runtime.allocator().reports()) {
-                largestSlice = Math.max(largestSlice, r.maxSlice());
-            }
-            if (!"false".equals(System.getProperty(MALLOC_HINT_PROPERTY))) {
-                MallocThresholds.hint(largestSlice);
-            }
-        } catch (Throwable t) {
-            Log.once("malloc", "could not give malloc its threshold hint (see README, Troubleshooting): " + t);
         }
         try {
             Recorder.start(runtime);

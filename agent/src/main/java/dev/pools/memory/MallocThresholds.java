@@ -1,5 +1,7 @@
 package dev.pools.memory;
 
+import java.util.function.Consumer;
+
 /**
  * Gives glibc's {@code malloc} the signal that the host's own direct buffers used to give it.
  *
@@ -12,10 +14,14 @@ package dev.pools.memory;
  * temporaries (libtorch's, for one) are mapped, faulted in page by page and unmapped at every step:
  * the sample app took twice as long (BENCHMARKS.md, B3).
  *
- * <p>So the agent mallocs one block the size of the layout's largest slice (at most
- * {@link #LARGEST}) and frees it at once, untouched: the signal the host's largest buffer would
- * have given. On other C libraries it is one {@code malloc} and one {@code free}. Turned off with
- * {@code -Dpools.mallocHint=false}.
+ * <p>So when the pools serve a request larger than any hinted before, the allocator mallocs one
+ * block of that size (at most {@link #LARGEST}) and frees it at once, untouched: the signal the
+ * host's own buffer would have given when freed. Thresholds follow the workload's requests, not the
+ * layout's largest slice: a workload of small buffers leaves glibc at its defaults, as it would
+ * without the agent (raised to a slice size it never asked for, glibc kept more in its heaps and a
+ * Spark job ran slower, BENCHMARKS.md, B8). Each hint is at least 1/8 above the one before, so a run
+ * makes at most a few dozen. On other C libraries a hint is one {@code malloc} and one {@code free}.
+ * Turned off with {@code -Dpools.mallocHint=false}.
  */
 public final class MallocThresholds {
 
@@ -24,22 +30,55 @@ public final class MallocThresholds {
     /** glibc's default mmap threshold: a smaller block is not mapped, and its free says nothing. */
     static final long GLIBC_DEFAULT = 128L << 10;
 
+    /** Requests up to this size need no hint; {@code Long.MAX_VALUE} while hints are off or after the largest. */
+    private static volatile long hinted = Long.MAX_VALUE;
+
+    private static Consumer<Throwable> onFailure;
+
     private MallocThresholds() {}
 
-    /** The block to free for a layout whose largest slice is {@code largestSlice} bytes; 0 for none. */
-    public static long hintSize(long largestSlice) {
-        long size = Math.min(largestSlice, LARGEST);
-        return size > GLIBC_DEFAULT ? size : 0;
+    /** Turns the hints on: from now on the pools' requests raise glibc's thresholds as the host's buffers would. */
+    public static synchronized void follow(Consumer<Throwable> whenFailed) {
+        onFailure = whenFailed;
+        hinted = GLIBC_DEFAULT;
     }
 
-    /** Mallocs and frees the block for {@code largestSlice}; returns its size, 0 when none was needed. */
-    public static long hint(long largestSlice) {
-        long size = hintSize(largestSlice);
-        if (size == 0) {
-            return 0;
+    /** Turns the hints off (tests). */
+    static synchronized void stop() {
+        hinted = Long.MAX_VALUE;
+    }
+
+    /** Called for each request the pools served; one volatile read unless {@code size} is a new largest. */
+    static void served(int size) {
+        if (size > hinted) {
+            hintFor(size);
         }
-        NativeAccess.requireAvailable();
-        NativeAccess.mallocAndFree(size);
-        return size;
+    }
+
+    /** The block to free after serving {@code size} bytes when requests up to {@code hinted} were hinted. */
+    static long blockFor(long size, long hinted) {
+        return Math.min(LARGEST, Math.max(size, hinted + hinted / 8));
+    }
+
+    private static synchronized void hintFor(int size) {
+        long before = hinted;
+        if (size <= before) {
+            return;
+        }
+        long block = blockFor(size, before);
+        hinted = block >= LARGEST ? Long.MAX_VALUE : block;
+        try {
+            NativeAccess.mallocAndFree(block);
+        } catch (Throwable t) {
+            hinted = Long.MAX_VALUE;
+            if (onFailure != null) {
+                onFailure.accept(t);
+            }
+        }
+    }
+
+    /** Requests up to this size need no hint now (tests). */
+    static long hinted() {
+        return hinted;
     }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * them back, and swaps layouts.
  *
  * <p><b>Allocate</b> {@code s} bytes: (1) route through the installed {@link PoolSet}; (2) if no
- * pool has room (docs/POOLS.md §2.4), release what is already queued and retry; then collect garbage (at
+ * pool has room (docs/POOLS.md §2.4), release what is already queued and retry; then collect garbage ({@link HeapKeepingCollection}: the heap keeps its size) (at
  * most once per {@link #COLLECT_INTERVAL_NANOS} while collections give nothing back, so that pools
  * full of live buffers do not turn every request into a collection), wait until the collector has queued every
  * unreachable buffer, release those and retry; then give empty pages back and retry once more; (3) if still
@@ -132,6 +132,7 @@ public final class PoolAllocator {
             throw t;
         }
         sites.served(site, size);
+        MallocThresholds.served(size);
         return buffer;
     }
 
@@ -167,7 +168,7 @@ public final class PoolAllocator {
         }
         lastCollect = now;
         long before = collectorReleases.sum();
-        System.gc();
+        HeapKeepingCollection.collect();
         NativeAccess.awaitReferenceProcessing();
         Releaser.drainNow();
         collections.increment();

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""B3, B4 and B5 of BENCHMARKS.md: whole JVMs, timed from outside, variants alternated run by run.
+"""B3 to B6 of BENCHMARKS.md: whole JVMs, timed from outside, variants alternated run by run.
 
     bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
     bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
     bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
     bench.py cost [seconds]  the recording's own cost: SteadyWorkload with and without it, side by side
+    bench.py b6 [runs]    services of 4 request threads (DJL PyTorch, ONNX Runtime) with and without the agent
 
 Each prints a table (median, min-max spread, ratio to the peer) and writes the raw runs as JSON
 under benchmarks/results/. Run from the repository root after `mvn -B install -DskipTests`.
@@ -51,7 +52,7 @@ TUNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_
 def run(cmd, first_line=None, cwd=WORK, env=None):
     """Runs cmd; returns (seconds, seconds to the first stdout line containing first_line, stdout, stderr, max RSS KiB)."""
     start = time.perf_counter()
-    p = subprocess.Popen(["/usr/bin/time", "-f", "maxrss %M"] + cmd, cwd=cwd, stdout=subprocess.PIPE,
+    p = subprocess.Popen(["/usr/bin/time", "-f", "maxrss %M cpu %U %S"] + cmd, cwd=cwd, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=dict(ENV, **(env or {})))
     first = None
     out = []
@@ -230,6 +231,54 @@ def cost(seconds):
     save("cost", {"seconds": seconds, "bytes": size, "runs": data})
 
 
+HOST_CP = ROOT / "integration-tests/target/host-classpath.txt"
+HOST_CLASSES = ROOT / "integration-tests/target/test-classes"
+
+
+def b6(runs, threads=4):
+    """Inference services of 4 request threads, without the agent, with it (default layout, recording
+    on) and with it unrecorded: throughput as the service counts it (after each thread's warm-up
+    requests, so start-up is left out), CPU time (user + system) and peak RSS of the whole process."""
+    fresh_work()
+    unrecorded = WORK / "unrecorded.yaml"
+    unrecorded.write_text("layout: host\nreport:\n  file: none\n")
+    host_cp = f"{HOST_CLASSES}:{HOST_CP.read_text().strip()}"
+    services = {
+        "DJL PyTorch (sample app, serve)": DJL + ["-jar", str(APP), "serve", str(threads), "15000", "1500"],
+        "ONNX Runtime (embedding service)": DJL + ["-Xmx1g", "-cp", host_cp, "dev.pools.hosts.it.apps.OrtEmbeddingService",
+                                                   str(threads), "12000", "1000"],
+    }
+    agents = {
+        "without the agent": [],
+        "with pools.jar (default layout, recorded)": [f"-javaagent:{POOLS}"],
+        "with pools.jar (default layout, unrecorded)": [f"-javaagent:{POOLS}={unrecorded}"],
+    }
+    data = {}
+    for service, args in services.items():
+        run([JAVA] + args[:-3] + [str(threads), "10"])  # natives extracted, model file written, outside the measurement
+        rate = {k: [] for k in agents}
+        cpu = {k: [] for k in agents}
+        rss = {k: [] for k in agents}
+        checksums = set()
+        for i in range(runs):
+            for name, flags in agents.items():
+                _, _, out, err, maxrss = run([JAVA] + flags + args)
+                line = [l for l in out.splitlines() if l.startswith("served ")][-1]
+                rate[name].append(float(line.split("(")[1].split()[0]))
+                checksums.add(line.split("checksum ")[1])
+                fields = [l for l in err.splitlines() if l.startswith("maxrss ")][-1].split()
+                cpu[name].append(float(fields[3]) + float(fields[4]))
+                rss[name].append(maxrss / 1024)
+        if len(checksums) != 1:
+            raise SystemExit(f"{service}: the runs did not compute the same results: {checksums}")
+        table(f"B6: {service}, {threads} request threads, throughput", list(rate.items()), "per s", "without the agent")
+        table(f"B6: {service}, CPU time of the process", list(cpu.items()), "s", "without the agent")
+        table(f"B6: {service}, peak RSS", list(rss.items()), "MiB", "without the agent")
+        data[service] = {"per_second": {k: summary(v) for k, v in rate.items()}, "cpu_s": {k: summary(v) for k, v in cpu.items()},
+                         "rss_peak_mib": {k: summary(v) for k, v in rss.items()}}
+    save("b6", data)
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -239,6 +288,8 @@ if __name__ == "__main__":
         b4(n)
     elif what == "b5":
         b5(n, Path(sys.argv[3]) if len(sys.argv) > 3 else None)
+    elif what == "b6":
+        b6(n)
     elif what == "cost":
         cost(int(sys.argv[2]) if len(sys.argv) > 2 else 600)
     else:

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates every figure of BENCHMARKS.md (B1 to B5, and the recording's own cost) on this machine;
+# Regenerates every figure of BENCHMARKS.md (B1 to B6, and the recording's own cost) on this machine;
 # about 1 h 10 min on 2 cores.
 # Raw output goes to benchmarks/results/. Run from anywhere; the machine should be otherwise idle.
 #   benchmarks/run-all.sh            everything
-#   benchmarks/run-all.sh b2         one part (b1 b2 b3 b4 b5 cost)
+#   benchmarks/run-all.sh b2         one part (b1 b2 b3 b4 b5 b6 cost)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-parts=${*:-b1 b2 b3 b4 b5 cost}
+parts=${*:-b1 b2 b3 b4 b5 b6 cost}
 mvn -B -q install -DskipTests
 mkdir -p benchmarks/results
 cp="benchmarks/target/classes:$(ls benchmarks/target/lib/*.jar | tr '\n' ':')agent/target/pools.jar"
@@ -41,7 +41,8 @@ for part in $parts; do
     b3) python3 benchmarks/bench.py b3 5 | tee benchmarks/results/b3.txt ;;
     b4) python3 benchmarks/bench.py b4 15 | tee benchmarks/results/b4.txt ;;
     b5) python3 benchmarks/bench.py b5 5 | tee benchmarks/results/b5.txt ;;
+    b6) python3 benchmarks/bench.py b6 5 | tee benchmarks/results/b6.txt ;;
     cost) python3 benchmarks/bench.py cost 600 | tee benchmarks/results/cost.txt ;;
-    *) echo "unknown part $part (b1 b2 b3 b4 b5 cost)"; exit 2 ;;
+    *) echo "unknown part $part (b1 b2 b3 b4 b5 b6 cost)"; exit 2 ;;
   esac
 done

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Runs a Java program in a JVM of its own, the way users run it: the same JDK as the tests, the
@@ -65,6 +66,22 @@ public final class Forked {
                 new ArrayList<>(List.of(java(), "-cp", TEST_CLASSES + File.pathSeparator + JAR, main.getName()));
         cmd.addAll(List.of(args));
         return run(dir, cmd);
+    }
+
+    /**
+     * Runs {@code java -jar pools.jar report} in {@code dir} on the recording an agent with no layout
+     * file wrote there ({@code pools-<pid>.jfr}, the only one).
+     */
+    public static Result reportOfDefaultRecording(Path dir) throws IOException, InterruptedException {
+        List<Path> recordings;
+        try (Stream<Path> files = Files.list(dir)) {
+            recordings = files.filter(f -> f.getFileName().toString().matches("pools-\\d+\\.jfr"))
+                    .toList();
+        }
+        if (recordings.size() != 1) {
+            throw new AssertionError("expected one pools-<pid>.jfr in " + dir + ", found " + recordings);
+        }
+        return cli(dir, "report", recordings.get(0).toString());
     }
 
     /** Runs {@code java -jar pools.jar <args>} in {@code dir}. */

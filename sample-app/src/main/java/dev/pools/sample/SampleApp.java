@@ -18,6 +18,7 @@ import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.translate.TranslateException;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 
@@ -45,8 +46,14 @@ public final class SampleApp {
     /**
      * Arguments: the number of epochs (default 4), and {@code leak} to end with a bug on purpose:
      * inference that keeps every batch it makes, until memory runs out (for the container tests).
+     * Or {@code serve <threads> <requests>}: the network served by request threads ({@link Serving}).
      */
-    public static void main(String[] args) throws TranslateException {
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("serve")) {
+            // The same network served by request threads (BENCHMARKS.md, B6): serve <threads> <requests per thread>.
+            Serving.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         int epochs = args.length > 0 ? Integer.parseInt(args[0]) : 4;
         boolean leak = args.length > 1 && args[1].equals("leak");
         long start = System.nanoTime();
@@ -86,7 +93,7 @@ public final class SampleApp {
         }
     }
 
-    private static SequentialBlock network() {
+    static SequentialBlock network() {
         return new SequentialBlock()
                 .add(Blocks.batchFlattenBlock(Digits.PIXELS))
                 .add(Linear.builder().setUnits(256).build())

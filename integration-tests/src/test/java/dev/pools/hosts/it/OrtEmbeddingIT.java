@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.hosts.it.apps.OrtEmbeddingService;
 import dev.pools.it.Forked;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,13 +43,7 @@ class OrtEmbeddingIT {
         assertTrue(got.find(), pooled.toString());
         assertEquals(expected.group(1), got.group(1), "the same embeddings under the pools");
 
-        Path recording;
-        try (Stream<Path> files = Files.list(dir)) {
-            recording = files.filter(f -> f.getFileName().toString().matches("pools-\\d+\\.jfr"))
-                    .findFirst()
-                    .orElseThrow();
-        }
-        Forked.Result report = Forked.cli(dir, "report", recording.toString());
+        Forked.Result report = Forked.reportOfDefaultRecording(dir);
         assertEquals(0, report.exit(), report.toString());
         assertTrue(
                 report.out().contains("layout host (from file)") || report.out().contains("layout host"), report.out());

@@ -10,6 +10,7 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.translate.NoopTranslator;
 import ai.djl.translate.TranslateException;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 /**
  * The sample app's network served by request threads, as an inference service runs it: one model,
@@ -38,9 +41,27 @@ public final class Serving {
     private static final int[] BATCH_SIZES = {1, 8, 64, 3, 32, 16, 2, 48};
     private static final int IMAGES = 2048;
 
+    /**
+     * For tests: {@code -Dsample.awaitAgent=true} makes the app wait (at most 60 s) until the agent's
+     * MBean is registered, which the agent does once its recording has started, so that a short run
+     * does not end while the recording starts (then JFR writes nothing; README, How a JVM ends).
+     */
+    static final String AWAIT_AGENT_PROPERTY = "sample.awaitAgent";
+
     private Serving() {}
 
+    private static void awaitAgent() throws Exception {
+        ObjectName pools = new ObjectName("pools:type=MemoryPools");
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (int i = 0; i < 6000 && !server.isRegistered(pools); i++) {
+            Thread.sleep(10);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        if (Boolean.getBoolean(AWAIT_AGENT_PROPERTY)) {
+            awaitAgent();
+        }
         int threads = Integer.parseInt(args[0]);
         int requests = Integer.parseInt(args[1]);
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 0;

@@ -1,5 +1,7 @@
 package dev.pools.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -13,11 +15,23 @@ import java.util.concurrent.atomic.LongAdder;
  * its class is instrumented, and what each one asked for.
  *
  * <p>Threading: registration is synchronized and copies the table (it happens once per call site
- * at class load). Counts and bytes are striped ({@link LongAdder}): many threads add to them at
- * once without contending. Live bytes are one atomic, so that their peak is exact; the peak itself
- * is written only when it rises.
+ * at class load). Each platform thread counts its own requests and bytes per site
+ * ({@link ThreadCounts}: written by that thread only, added up by {@link #snapshot}), so threads
+ * asking at one site never write the same memory.
+ *
+ * <p><b>Live bytes and their peak.</b> A site's live bytes are one atomic, minus what each thread
+ * released there and has not yet published: a thread keeps up to {@link #DEBT_LIMIT} released
+ * bytes per site as its own debt, and its next requests at that site take from the debt before
+ * they touch the atomic. A thread that releases and asks again at a site, as a request loop does,
+ * so leaves the atomic alone. Live bytes are the atomic minus every thread's debt: exact whenever
+ * no request is in flight. The peak is taken from the atomic when it rises: exact when one thread
+ * asks at the site; with several, at most the other threads' debts (each at most
+ * {@link #DEBT_LIMIT}) above the true peak, never below it.
  */
 public final class CallSites {
+
+    /** The most released bytes a thread keeps unpublished per site. */
+    static final long DEBT_LIMIT = ThreadCache.MAX_LENGTH;
 
     /** The id of allocations that name no call site (the API, benchmarks). */
     public static final int UNATTRIBUTED = 0;
@@ -25,13 +39,15 @@ public final class CallSites {
     /**
      * What one call site asked for since the JVM started.
      *
-     * @param peakLiveBytes the most bytes of this site's pool allocations live at once
+     * @param peakLiveBytes the most bytes of this site's pool allocations live at once (see the class comment)
      */
     public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {}
 
     private static final class Site {
         final String name;
+        /** Requests and bytes of threads that keep no counts of their own, or that ended. */
         final LongAdder count = new LongAdder();
+
         final LongAdder bytes = new LongAdder();
         final AtomicLong live = new AtomicLong();
         final AtomicLong peak = new AtomicLong();
@@ -42,8 +58,49 @@ public final class CallSites {
         }
     }
 
+    /**
+     * One thread's requests, bytes and unpublished released bytes per site id, at
+     * {@code [3 id]}, {@code [3 id + 1]}, {@code [3 id + 2]}. Only the owner writes (opaque), and
+     * it grows the array by publishing a copy; {@link #snapshot} reads.
+     */
+    private static final class ThreadCounts {
+        static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
+        static final int COUNT = 0;
+        static final int BYTES = 1;
+        static final int DEBT = 2;
+
+        final Thread owner;
+        volatile long[] counts;
+
+        ThreadCounts(Thread owner, int sites) {
+            this.owner = owner;
+            this.counts = new long[3 * sites];
+        }
+
+        /** The owner's array, grown to hold site {@code id}. */
+        long[] forSite(int id) {
+            long[] c = counts;
+            if (3 * id + 2 >= c.length) {
+                c = Arrays.copyOf(c, 3 * (id + 8));
+                counts = c;
+            }
+            return c;
+        }
+
+        static long get(long[] c, int i) {
+            return (long) AT.getOpaque(c, i);
+        }
+
+        static void set(long[] c, int i, long value) {
+            AT.setOpaque(c, i, value);
+        }
+    }
+
     private volatile Site[] sites = {new Site("(unattributed)")};
     private final Map<String, Integer> ids = new HashMap<>();
+    private final ThreadLocal<ThreadCounts> local = new ThreadLocal<>();
+    /** Every thread's counts; replaced (copy on write) under this object's lock. */
+    private volatile ThreadCounts[] threads = new ThreadCounts[0];
 
     /** The id of a call site, registering it on first sight. */
     public synchronized int register(String name) {
@@ -58,45 +115,117 @@ public final class CallSites {
         return grown.length - 1;
     }
 
-    private Site site(int id) {
-        Site[] s = sites;
-        return id >= 0 && id < s.length ? s[id] : s[UNATTRIBUTED];
+    private int idOf(int id) {
+        return id >= 0 && id < sites.length ? id : UNATTRIBUTED;
     }
 
     /** The name of a call site: {@code class#method}. */
     public String name(int id) {
-        return site(id).name;
+        return sites[idOf(id)].name;
     }
 
     void served(int id, int size) {
-        Site s = site(id);
-        s.count.increment();
-        s.bytes.add(size);
-        long live = s.live.addAndGet(size);
-        long peak;
-        while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
-            Thread.onSpinWait();
+        id = idOf(id);
+        Site s = sites[id];
+        ThreadCounts mine = mine();
+        long rest = size;
+        if (mine == null) {
+            s.count.increment();
+            s.bytes.add(size);
+        } else {
+            long[] c = mine.forSite(id);
+            int at = 3 * id;
+            ThreadCounts.set(c, at + ThreadCounts.COUNT, ThreadCounts.get(c, at + ThreadCounts.COUNT) + 1);
+            ThreadCounts.set(c, at + ThreadCounts.BYTES, ThreadCounts.get(c, at + ThreadCounts.BYTES) + size);
+            long debt = ThreadCounts.get(c, at + ThreadCounts.DEBT);
+            if (debt > 0) {
+                long taken = Math.min(debt, rest);
+                ThreadCounts.set(c, at + ThreadCounts.DEBT, debt - taken);
+                rest -= taken;
+            }
+        }
+        if (rest > 0) {
+            long live = s.live.addAndGet(rest);
+            long peak;
+            while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
+                Thread.onSpinWait();
+            }
         }
     }
 
     void fellBack(int id, int size) {
-        Site s = site(id);
+        Site s = sites[idOf(id)];
         s.count.increment();
         s.bytes.add(size);
         s.fallbacks.increment();
     }
 
     void released(int id, int size) {
-        site(id).live.addAndGet(-size);
+        id = idOf(id);
+        ThreadCounts mine = size <= DEBT_LIMIT ? mine() : null;
+        if (mine != null) {
+            long[] c = mine.forSite(id);
+            int at = 3 * id + ThreadCounts.DEBT;
+            long debt = ThreadCounts.get(c, at);
+            if (debt + size <= DEBT_LIMIT) {
+                ThreadCounts.set(c, at, debt + size);
+                return;
+            }
+        }
+        sites[id].live.addAndGet(-size);
+    }
+
+    /** The current thread's counts, registered on first use; null for a virtual thread. */
+    private ThreadCounts mine() {
+        ThreadCounts mine = local.get();
+        return mine != null ? mine : register();
+    }
+
+    /** Registers the current thread's counts, first folding in (and dropping) those of threads that ended. */
+    private synchronized ThreadCounts register() {
+        Thread t = Thread.currentThread();
+        if (!Threads.isPlatform(t)) {
+            return null;
+        }
+        List<ThreadCounts> kept = new ArrayList<>(threads.length + 1);
+        for (ThreadCounts tc : threads) {
+            if (tc.owner.isAlive()) {
+                kept.add(tc);
+                continue;
+            }
+            long[] c = tc.counts;
+            for (int id = 0; 3 * id + 2 < c.length && id < sites.length; id++) {
+                Site s = sites[id];
+                s.count.add(c[3 * id + ThreadCounts.COUNT]);
+                s.bytes.add(c[3 * id + ThreadCounts.BYTES]);
+                s.live.addAndGet(-c[3 * id + ThreadCounts.DEBT]);
+            }
+        }
+        ThreadCounts mine = new ThreadCounts(t, sites.length);
+        kept.add(mine);
+        threads = kept.toArray(new ThreadCounts[0]);
+        local.set(mine);
+        return mine;
     }
 
     /** Sites that asked for anything, in registration order. */
-    public List<Stats> snapshot() {
+    public synchronized List<Stats> snapshot() {
+        Site[] all = sites;
+        long[] sum = new long[3 * all.length];
+        for (ThreadCounts tc : threads) {
+            long[] c = tc.counts;
+            for (int i = 0; i < Math.min(c.length, sum.length); i++) {
+                sum[i] += ThreadCounts.get(c, i);
+            }
+        }
         List<Stats> out = new ArrayList<>();
-        for (Site s : sites) {
-            long count = s.count.sum();
+        for (int id = 0; id < all.length; id++) {
+            Site s = all[id];
+            long count = s.count.sum() + sum[3 * id + ThreadCounts.COUNT];
             if (count > 0) {
-                out.add(new Stats(s.name, count, s.bytes.sum(), s.live.get(), s.peak.get(), s.fallbacks.sum()));
+                long live = Math.max(0, s.live.get() - sum[3 * id + ThreadCounts.DEBT]);
+                long bytes = s.bytes.sum() + sum[3 * id + ThreadCounts.BYTES];
+                out.add(new Stats(s.name, count, bytes, live, s.peak.get(), s.fallbacks.sum()));
             }
         }
         return out;

@@ -8,8 +8,8 @@ import java.lang.ref.ReferenceQueue;
 /**
  * One allocation served by a pool, from reservation to release.
  *
- * <p>Ownership: the pool holds every live lease strongly, on its list of live leases (see
- * {@link Pool}), so that the lease outlives its {@link Anchor} and the collector enqueues it when
+ * <p>Ownership: the pool holds every live lease strongly (a sliced pool through the used slice,
+ * the other kinds on their list of live leases, see {@link Pool}), so that the lease outlives its {@link Anchor} and the collector enqueues it when
  * the anchor dies: a phantom reference that is itself unreachable is never enqueued. The anchor
  * is held only by the buffer and its views. A lease is released exactly once, by whichever comes
  * first: an explicit release, or the reference queue once the anchor is unreachable.
@@ -56,6 +56,14 @@ final class Lease extends PhantomReference<Anchor> {
         this.pool = pool;
         this.size = size;
         this.site = site;
+    }
+
+    /**
+     * Publishes {@link #slot} and {@link #address} written outside the pool's lock (a slice from a
+     * thread's cache) to whichever thread later claims the release.
+     */
+    void published() {
+        STATE.setRelease(this, LIVE);
     }
 
     /** True for the one caller that may release this lease; false for every later one. */

@@ -7,6 +7,7 @@ import java.lang.reflect.Constructor;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The few JDK internals the pools stand on, resolved once into method handles.
@@ -269,6 +270,13 @@ final class NativeAccess {
      * A fresh, zero-filled block of at least {@code bytes} bytes whose {@link Block#address} is
      * aligned to {@link #ALIGNMENT}; null when the JDK refuses the memory.
      */
+    /** Bytes of the blocks {@link #allocateBlock} handed out and {@link #free} did not take back; for tests. */
+    private static final LongAdder BLOCK_BYTES = new LongAdder();
+
+    static long blockBytesHeld() {
+        return BLOCK_BYTES.sum();
+    }
+
     static Block allocateBlock(int bytes) {
         // At the direct memory limit the JDK collects and sleeps for up to half a second before it
         // refuses; the pools' own exhaustion path (release what is queued, then collect) does better.
@@ -286,6 +294,7 @@ final class NativeAccess {
         }
         long raw = address(memory);
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
+        BLOCK_BYTES.add(bytes);
         return new Block(memory, aligned, bytes);
     }
 
@@ -293,6 +302,7 @@ final class NativeAccess {
     static void free(Block block) {
         try {
             FREE_BUFFER.invokeExact(block.memory);
+            BLOCK_BYTES.add(-block.size);
         } catch (Throwable t) {
             throw new IllegalStateException("cannot free a page", t);
         }

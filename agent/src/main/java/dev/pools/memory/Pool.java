@@ -22,7 +22,14 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final ReentrantLock lock = new ReentrantLock();
 
     /** Set by an install that replaced this pool's layout: reserve refuses, the caller re-routes. */
-    boolean retired;
+    volatile boolean retired;
+
+    /**
+     * Set by an install while it decides whether this pool holds anything live: a thread that
+     * served or cached a slice without the lock (see {@link ThreadCache}) checks it afterwards and
+     * goes through the lock instead.
+     */
+    volatile boolean closing;
 
     long numberAllocs;
     long bytesInUse;
@@ -74,13 +81,18 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final Anchor reserve(int size, int site, boolean retry) {
         Anchor anchor = new Anchor(this, size, site, Releaser.QUEUE);
         Lease lease = anchor.lease;
+        if (!retry && takeCached(lease)) {
+            return anchor;
+        }
         AllocationTrace trace = owner.options().trace();
         lock.lock();
         try {
             if (retired || !takeLocked(lease, retry)) {
                 return null;
             }
-            linkLocked(lease);
+            if (listsLeases()) {
+                linkLocked(lease);
+            }
             served(size);
             if (trace != null) {
                 // Under the lock, so the trace lists one pool's allocations and releases in the order the pool saw
@@ -100,10 +112,62 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
      */
     abstract boolean takeLocked(Lease lease, boolean retry);
 
+    /**
+     * Serves {@code lease} without the lock, from the calling thread's cache of released room;
+     * false when there is none (the caller then takes the lock). Only sliced pools cache.
+     */
+    boolean takeCached(Lease lease) {
+        return false;
+    }
+
+    /** Keeps a released, cleaned lease's room in the calling thread's cache; false if it does not. */
+    boolean cacheReleased(Lease lease) {
+        return false;
+    }
+
+    /**
+     * Whether the pool holds its live leases on its own list. A sliced pool does not: its slices
+     * hold them, and a slice served from a thread's cache is not on any list the lock guards.
+     */
+    boolean listsLeases() {
+        return true;
+    }
+
+    /** The count and bytes of the live leases the pool holds; caller holds the lock. From the list by default. */
+    long[] liveLeasesLocked() {
+        long n = 0;
+        long bytes = 0;
+        for (Lease l = liveHead; l != null; l = l.nextLive) {
+            if (!l.isLive() || l.pool != this) {
+                throw new AssertionError("pool " + index + " lists a lease that is released or not its own");
+            }
+            n++;
+            bytes += l.size;
+        }
+        if (n != liveCount) {
+            throw new AssertionError("pool " + index + " lists " + n + " leases, counts " + liveCount);
+        }
+        return new long[] {n, bytes};
+    }
+
+    /**
+     * The counters of {@link ThreadCache}, summed over this pool's caches (layout of
+     * {@link ThreadCache#STATS}); null when the pool keeps no caches. Caller holds the lock.
+     */
+    long[] cacheStatsLocked() {
+        return null;
+    }
+
+    /** Gives every slice in any thread's cache back to the pool; caller holds the lock. */
+    void drainCachesLocked() {}
+
     /** Returns a released lease's room to the pool. The caller has claimed the release, cleaned the memory, and holds the lock. */
     abstract void giveBackLocked(Lease lease);
 
     final void free(Lease lease) {
+        if (cacheReleased(lease)) {
+            return;
+        }
         lock.lock();
         try {
             freeLocked(lease);
@@ -125,7 +189,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     private void freeLocked(Lease lease) {
-        unlinkLocked(lease);
+        if (listsLeases()) {
+            unlinkLocked(lease);
+        }
         returned(lease.size);
         AllocationTrace trace = owner.options().trace();
         if (trace != null) {
@@ -163,18 +229,13 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** Checks the list of live leases against the accounting, then the kind's own invariants. Caller holds the lock. */
     final void checkAllInvariantsLocked() {
-        long n = 0;
-        long bytes = 0;
-        for (Lease l = liveHead; l != null; l = l.nextLive) {
-            if (!l.isLive() || l.pool != this) {
-                throw new AssertionError("pool " + index + " lists a lease that is released or not its own");
-            }
-            n++;
-            bytes += l.size;
-        }
-        if (n != liveCount || n != numberAllocs || bytes != bytesInUse) {
-            throw new AssertionError("pool " + index + " lists " + n + " live leases of " + bytes + " B, counts "
-                    + numberAllocs + " allocations of " + bytesInUse + " B");
+        long[] live = liveLeasesLocked();
+        long[] cached = cacheStatsLocked();
+        long allocs = numberAllocs + (cached == null ? 0 : cached[ThreadCache.COUNT]);
+        long bytes = bytesInUse + (cached == null ? 0 : cached[ThreadCache.BYTES]);
+        if (live[0] != allocs || live[1] != bytes) {
+            throw new AssertionError("pool " + index + " holds " + live[0] + " live leases of " + live[1]
+                    + " B, counts " + allocs + " allocations of " + bytes + " B");
         }
         checkInvariantsLocked();
     }
@@ -219,6 +280,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final int cleanup() {
         lock.lock();
         try {
+            drainCachesLocked();
             return releaseEmptyPagesLocked();
         } finally {
             lock.unlock();
@@ -250,15 +312,31 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             pageSize = 0;
             maxSlice = Sizes.MAX_PAGE;
         }
-        Usage usage = new Usage(numberAllocs, bytesInUse, bytesPadding, bytesReservedLocked(), 0, 0);
-        return new PoolReport(
-                index, spec.kind(), pageSize, maxSlice, cap, pagesLocked(), pagesPeak, largestAlloc, usage);
+        long[] cached = cacheStatsLocked();
+        Usage usage = cached == null
+                ? new Usage(numberAllocs, bytesInUse, bytesPadding, bytesReservedLocked(), 0, 0)
+                : new Usage(
+                        numberAllocs + cached[ThreadCache.COUNT],
+                        bytesInUse + cached[ThreadCache.BYTES],
+                        bytesPadding + cached[ThreadCache.PADDING],
+                        bytesReservedLocked(),
+                        0,
+                        0);
+        long largest = cached == null ? largestAlloc : Math.max(largestAlloc, cached[ThreadCache.LARGEST]);
+        return new PoolReport(index, spec.kind(), pageSize, maxSlice, cap, pagesLocked(), pagesPeak, largest, usage);
     }
 
     final long[] requestSizes() {
         lock.lock();
         try {
-            return requestSizes.clone();
+            long[] sizes = requestSizes.clone();
+            long[] cached = cacheStatsLocked();
+            if (cached != null) {
+                for (int i = 0; i < sizes.length; i++) {
+                    sizes[i] += cached[ThreadCache.HISTOGRAM + i];
+                }
+            }
+            return sizes;
         } finally {
             lock.unlock();
         }

@@ -39,6 +39,11 @@ final class Releaser {
 
     private Releaser() {}
 
+    /** The release thread, or null before it started. */
+    static synchronized Thread thread() {
+        return thread;
+    }
+
     /** Starts the release thread, once per JVM. */
     static synchronized void start() {
         if (thread != null) {

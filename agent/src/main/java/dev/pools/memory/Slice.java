@@ -12,6 +12,9 @@ final class Slice {
     int length;
 
     boolean free;
+    /** Used, but in a thread's {@link ThreadCache}: free to the reports, not to the free tree. */
+    boolean cached;
+
     Slice prev;
     Slice next;
     /** The lease a used slice backs; null while free. */

@@ -32,6 +32,13 @@ import java.util.Arrays;
  * <p><b>Free</b>: the slice merges with a free neighbour on either side, or becomes a free slice
  * of its own. Empty pages stay until {@link #releaseEmptyPagesLocked()} (an explicit cleanup).
  *
+ * <p><b>Thread caches</b> ({@link ThreadCache}): a slice of at most {@link #cacheLimit} bytes that a
+ * platform thread releases explicitly stays in that thread's cache, counted free, and serves its
+ * next request of the same effective size without the lock. Before the pool grows, and so before
+ * a capped pool refuses, it takes every cached slice back (step 1 is retried after it), so caches
+ * never make a pool hold more pages, spill, fall back or refuse. A single thread's placement stays
+ * deterministic. No cache runs while an allocation trace is written.
+ *
  * <p><b>Accepts</b> {@code s <= min(maxSlice, pageSize)}; an uncapped pool also takes a size that
  * would leave less than a fifth of a page unused, but only as a last resort (see {@link PoolSet}).
  */
@@ -58,12 +65,23 @@ final class SlicingPool extends Pool {
     private Page[] pages = new Page[4];
     private int pageCount;
 
+    /** The longest slice a thread's cache keeps; 0 when this pool caches nothing. */
+    private final int cacheLimit;
+
+    private final ThreadLocal<ThreadCache> cache = new ThreadLocal<>();
+    /** Every thread's cache of this pool; replaced (copy on write) under the lock. */
+    private volatile ThreadCache[] caches = new ThreadCache[0];
+    /** The counters of caches whose threads ended, folded in when they were dropped; guarded by the lock. */
+    private final long[] endedCaches = new long[ThreadCache.STATS];
+
     SlicingPool(PoolAllocator owner, int index, PoolSpec.Sliced spec) {
         super(owner, index);
         this.spec = spec;
         this.pageSize = Math.toIntExact(spec.pageSize());
         this.maxSlice = Math.toIntExact(spec.maxSlice());
         this.capped = spec.capped();
+        this.cacheLimit =
+                owner != null && owner.options().trace() == null ? Math.min(ThreadCache.MAX_LENGTH, pageSize / 8) : 0;
     }
 
     @Override
@@ -85,6 +103,9 @@ final class SlicingPool extends Pool {
     boolean takeLocked(Lease lease, boolean retry) {
         int length = Sizes.effective(lease.size);
         Slice slice = free.firstFit(length);
+        if (slice == null && drainCachesCountLocked() > 0) {
+            slice = free.firstFit(length);
+        }
         if (slice == null) {
             if (capped && pageCount >= spec.pagesCap()) {
                 return false;
@@ -151,10 +172,185 @@ final class SlicingPool extends Pool {
     }
 
     @Override
+    boolean listsLeases() {
+        return false;
+    }
+
+    @Override
+    boolean takeCached(Lease lease) {
+        int length = Sizes.effective(lease.size);
+        if (length > cacheLimit) {
+            return false;
+        }
+        ThreadCache mine = cache.get();
+        Slice slice = mine == null ? null : mine.pop(length);
+        if (slice == null) {
+            return false;
+        }
+        slice.cached = false;
+        slice.lease = lease;
+        lease.slot = slice;
+        lease.address = slice.page.block.address + slice.offset;
+        lease.published();
+        mine.served(lease.size);
+        if (closing || retired) {
+            // An install is deciding whether the pool is empty: serve through the lock instead.
+            mine.unserved(lease.size);
+            slice.lease = null;
+            lease.slot = null;
+            backToPool(slice);
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    boolean cacheReleased(Lease lease) {
+        Slice slice = (Slice) lease.slot;
+        if (slice.length > cacheLimit) {
+            return false;
+        }
+        ThreadCache mine = cache.get();
+        if (mine == null && (mine = register()) == null) {
+            return false;
+        }
+        int slot = mine.emptySlot();
+        if (slot < 0) {
+            return false;
+        }
+        assert !slice.free && slice.lease == lease : "caching a slice that is not this lease's: " + slice;
+        slice.lease = null;
+        slice.cached = true;
+        mine.returned(lease.size);
+        mine.put(slot, slice);
+        if ((closing || retired) && mine.takeBack(slot, slice)) {
+            // An install is deciding whether the pool is empty: it may have looked at this slot already.
+            slice.cached = false;
+            backToPool(slice);
+        }
+        return true;
+    }
+
+    /**
+     * Makes a slice that an install may have missed free under the lock; a retired pool (the install
+     * went through) also gives the page back if that emptied it, since nothing else will.
+     */
+    private void backToPool(Slice slice) {
+        lock.lock();
+        try {
+            freeSliceLocked(slice);
+            if (retired) {
+                releaseEmptyPagesLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The current thread's new cache, registered; null for a thread that keeps none. */
+    private ThreadCache register() {
+        Thread t = Thread.currentThread();
+        if (cacheLimit == 0 || !Threads.isPlatform(t) || t == Releaser.thread()) {
+            return null;
+        }
+        ThreadCache mine = new ThreadCache(t);
+        lock.lock();
+        try {
+            drainCachesCountLocked(); // also drops the caches of threads that ended
+            ThreadCache[] grown = Arrays.copyOf(caches, caches.length + 1);
+            grown[caches.length] = mine;
+            caches = grown;
+        } finally {
+            lock.unlock();
+        }
+        cache.set(mine);
+        return mine;
+    }
+
+    @Override
+    void drainCachesLocked() {
+        drainCachesCountLocked();
+    }
+
+    /**
+     * Gives every cached slice back to the free slices, and drops (folding their counters in) the
+     * caches of threads that ended. Returns the slices given back. Caller holds the lock.
+     */
+    private int drainCachesCountLocked() {
+        ThreadCache[] all = caches;
+        if (all.length == 0) {
+            return 0;
+        }
+        Slice[] taken = new Slice[ThreadCache.SLOTS];
+        int drained = 0;
+        int ended = 0;
+        for (ThreadCache c : all) {
+            int n = c.takeAll(taken, 0);
+            for (int i = 0; i < n; i++) {
+                taken[i].cached = false;
+                freeSliceLocked(taken[i]);
+                taken[i] = null;
+            }
+            drained += n;
+            if (!c.owner.isAlive()) {
+                ended++;
+            }
+        }
+        if (ended > 0) {
+            ThreadCache[] kept = new ThreadCache[all.length - ended];
+            int k = 0;
+            for (ThreadCache c : all) {
+                if (c.owner.isAlive()) {
+                    kept[k++] = c;
+                } else {
+                    c.addStats(endedCaches);
+                }
+            }
+            caches = kept;
+        }
+        return drained;
+    }
+
+    @Override
+    long[] cacheStatsLocked() {
+        if (cacheLimit == 0) {
+            return null;
+        }
+        long[] sum = endedCaches.clone();
+        for (ThreadCache c : caches) {
+            c.addStats(sum);
+        }
+        return sum;
+    }
+
+    @Override
+    long[] liveLeasesLocked() {
+        long n = 0;
+        long bytes = 0;
+        for (Page page : pages) {
+            for (Slice s = page == null ? null : page.head; s != null; s = s.next) {
+                if (!s.free && !s.cached) {
+                    if (s.lease == null || !s.lease.isLive() || s.lease.pool != this) {
+                        throw new AssertionError("pool " + index + " has a used slice without its live lease: " + s);
+                    }
+                    n++;
+                    bytes += s.lease.size;
+                }
+            }
+        }
+        return new long[] {n, bytes};
+    }
+
+    @Override
     void giveBackLocked(Lease lease) {
         Slice slice = (Slice) lease.slot;
         assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
         slice.lease = null;
+        freeSliceLocked(slice);
+    }
+
+    /** Makes a used slice free, merging it with free neighbours. Caller holds the lock. */
+    private void freeSliceLocked(Slice slice) {
         slice.free = true;
         slice.page.used--;
         Slice before = slice.prev;
@@ -239,6 +435,7 @@ final class SlicingPool extends Pool {
     @Override
     void checkInvariantsLocked() {
         int freeSlices = 0;
+        int cachedSlices = 0;
         int held = 0;
         for (int i = 0; i < pages.length; i++) {
             Page page = pages[i];
@@ -268,6 +465,12 @@ final class SlicingPool extends Pool {
                     if (s.lease != null) {
                         throw new AssertionError("free slice holds a lease: " + s);
                     }
+                } else if (s.cached) {
+                    used++;
+                    cachedSlices++;
+                    if (s.lease != null || s.length > cacheLimit) {
+                        throw new AssertionError("cached slice holds a lease or is too long to cache: " + s);
+                    }
                 } else {
                     used++;
                     if (s.lease == null || !s.lease.isLive() || s.lease.slot != s) {
@@ -292,6 +495,13 @@ final class SlicingPool extends Pool {
         }
         if (free.check() != freeSlices) {
             throw new AssertionError("free tree and pages disagree: " + free.size() + " vs " + freeSlices);
+        }
+        int inCaches = 0;
+        for (ThreadCache c : caches) {
+            inCaches += c.size();
+        }
+        if (inCaches != cachedSlices) {
+            throw new AssertionError("pages hold " + cachedSlices + " cached slices, the caches " + inCaches);
         }
     }
 }

@@ -60,6 +60,7 @@ class InstallTest {
 
     @Test
     void allocations_racing_an_install_end_up_in_exactly_one_layout() throws Exception {
+        long blocksBefore = NativeAccess.blockBytesHeld();
         PoolAllocator pools = new PoolAllocator(FIRST);
         int threads = 2;
         Thread[] workers = new Thread[threads];
@@ -99,5 +100,9 @@ class InstallTest {
         assertTrue(installed > 0, "some installs found the pools idle");
         assertEquals(0, pools.usage().numberAllocs());
         pools.checkInvariants();
+        pools.cleanup();
+        // Every page of every layout went back: none kept by a slice a thread cached or served while an
+        // install retired its pool.
+        assertEquals(blocksBefore, NativeAccess.blockBytesHeld());
     }
 }

@@ -1,0 +1,143 @@
+package dev.pools.memory;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One thread's cache of released slices of one {@link SlicingPool}: the thread that released a
+ * slice takes it again for a request of the same effective size without the pool's lock, as Netty's
+ * {@code PoolThreadCache} does.
+ *
+ * <p><b>Ownership.</b> Only the owning thread puts slices in ({@link #put}) and takes them for
+ * requests ({@link #pop}). Any thread holding the pool's lock may take every slice out
+ * ({@link #takeAll}) and give it back to the pool: the pool does so before it grows, and so before
+ * it refuses. Every slot is one atomic cell, so the owner and a drainer never both get a slice.
+ *
+ * <p><b>Accounting.</b> A cached slice is free to the pool's reports: when the owner caches a
+ * released lease, its counters here go down by the lease; when it serves a request from the cache,
+ * they go up. The pool's own counters (under its lock) still count the slice as taken, so the sum
+ * of both is exact, and giving a cached slice back to the pool changes neither. Only the owner
+ * writes the counters; readers add them up with {@link #addStats}.
+ */
+final class ThreadCache {
+
+    /** Slices one thread keeps per pool. */
+    static final int SLOTS = 8;
+
+    /** The longest slice a cache keeps: larger ones cost their zeroing more than the pool's lock. */
+    static final int MAX_LENGTH = 64 * 1024;
+
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Slice[].class);
+    private static final VarHandle STAT = MethodHandles.arrayElementVarHandle(long[].class);
+
+    static final int COUNT = 0;
+    static final int BYTES = 1;
+    static final int PADDING = 2;
+    static final int LARGEST = 3;
+    static final int HISTOGRAM = 4;
+    static final int STATS = HISTOGRAM + Pool.HISTOGRAM_BUCKETS + 1;
+
+    final Thread owner;
+    private final Slice[] slots = new Slice[SLOTS];
+    private final long[] stats = new long[STATS];
+
+    ThreadCache(Thread owner) {
+        this.owner = owner;
+    }
+
+    /** A cached slice of exactly {@code length} bytes, taken out of the cache; null if none. Owner only. */
+    Slice pop(int length) {
+        for (int i = 0; i < SLOTS; i++) {
+            Slice s = (Slice) SLOT.getAcquire(slots, i);
+            if (s != null && s.length == length && SLOT.compareAndSet(slots, i, s, null)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** An empty slot for {@link #put}, or -1: only the owner fills slots, so it stays empty until then. Owner only. */
+    int emptySlot() {
+        for (int i = 0; i < SLOTS; i++) {
+            if (SLOT.getAcquire(slots, i) == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Puts a slice in a slot {@link #emptySlot()} returned. Owner only. */
+    void put(int slot, Slice s) {
+        SLOT.setVolatile(slots, slot, s);
+    }
+
+    /** Takes {@code s} back out of {@code slot} unless a drainer took it first; true if this caller got it. */
+    boolean takeBack(int slot, Slice s) {
+        return SLOT.compareAndSet(slots, slot, s, null);
+    }
+
+    /** Takes every cached slice out into {@code out} from {@code n}; returns the new count. Pool's lock held. */
+    int takeAll(Slice[] out, int n) {
+        for (int i = 0; i < SLOTS; i++) {
+            Slice s = (Slice) SLOT.getAndSet(slots, i, null);
+            if (s != null) {
+                out[n++] = s;
+            }
+        }
+        return n;
+    }
+
+    /** Slices cached now; for the pool's invariant check. */
+    int size() {
+        int n = 0;
+        for (int i = 0; i < SLOTS; i++) {
+            if (SLOT.getVolatile(slots, i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Counts a request served from the cache, then orders that count before the caller's next read
+     * (of the pool's {@code closing} flag): an install that sets the flag and then reads the counts
+     * either sees this request or is seen by it. Owner only.
+     */
+    void served(int size) {
+        add(COUNT, 1);
+        add(BYTES, size);
+        add(PADDING, Sizes.padding(size));
+        if (size > (long) STAT.getOpaque(stats, LARGEST)) {
+            STAT.setOpaque(stats, LARGEST, (long) size);
+        }
+        add(HISTOGRAM + Sizes.log2Bucket(size), 1);
+        VarHandle.fullFence();
+    }
+
+    /** Counts a released lease whose slice the cache keeps; before the slice is {@linkplain #put put}. Owner only. */
+    void returned(int size) {
+        add(COUNT, -1);
+        add(BYTES, -size);
+        add(PADDING, -Sizes.padding(size));
+    }
+
+    /** Undoes {@link #served}: the request went back to the pool's slow path. Owner only. */
+    void unserved(int size) {
+        add(COUNT, -1);
+        add(BYTES, -size);
+        add(PADDING, -Sizes.padding(size));
+        add(HISTOGRAM + Sizes.log2Bucket(size), -1);
+    }
+
+    private void add(int i, long delta) {
+        STAT.setOpaque(stats, i, (long) STAT.getOpaque(stats, i) + delta);
+    }
+
+    /** Adds this cache's counters into {@code into} (maximum for {@link #LARGEST}). */
+    void addStats(long[] into) {
+        for (int i = 0; i < STATS; i++) {
+            long v = (long) STAT.getOpaque(stats, i);
+            into[i] = i == LARGEST ? Math.max(into[i], v) : into[i] + v;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.pools.memory;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/** What the per-thread state of the pools needs to know about a thread. */
+final class Threads {
+
+    private static final MethodHandle IS_VIRTUAL = isVirtual();
+
+    private Threads() {}
+
+    private static MethodHandle isVirtual() {
+        try {
+            return MethodHandles.publicLookup()
+                    .findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
+        } catch (ReflectiveOperationException e) {
+            return null; // before JDK 21: every thread is a platform thread
+        }
+    }
+
+    /**
+     * Whether {@code t} may keep per-thread state (a cache, unpublished releases): a platform thread,
+     * not a virtual one (they come and go by the thousand and would each leave some behind).
+     */
+    static boolean isPlatform(Thread t) {
+        try {
+            return IS_VIRTUAL == null || !(boolean) IS_VIRTUAL.invokeExact(t);
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.pools.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import org.junit.jupiter.api.Test;
+
+/** What a call site asked for, counted per thread: exact with one thread, bounded with several. */
+class CallSitesTest {
+
+    private static CallSites.Stats only(CallSites sites) {
+        List<CallSites.Stats> all = sites.snapshot();
+        assertEquals(1, all.size());
+        return all.get(0);
+    }
+
+    @Test
+    void one_thread_gets_the_exact_live_bytes_and_peak() {
+        CallSites sites = new CallSites();
+        int id = sites.register("a.B#c");
+        sites.served(id, 100);
+        sites.released(id, 100);
+        sites.served(id, 50); // taken from the released 100: live 50
+        sites.served(id, 100); // live 150, the peak
+        sites.released(id, 50);
+        CallSites.Stats s = only(sites);
+        assertEquals(3, s.count());
+        assertEquals(250, s.bytes());
+        assertEquals(100, s.liveBytes());
+        assertEquals(150, s.peakLiveBytes());
+        sites.released(id, 100);
+        assertEquals(0, only(sites).liveBytes());
+    }
+
+    @Test
+    void a_release_larger_than_a_thread_keeps_goes_to_the_shared_count_at_once() {
+        CallSites sites = new CallSites();
+        int id = sites.register("a.B#c");
+        int big = (int) CallSites.DEBT_LIMIT + 64;
+        sites.served(id, big);
+        sites.released(id, big);
+        sites.served(id, 64);
+        assertEquals(64, only(sites).liveBytes());
+        assertEquals(big, only(sites).peakLiveBytes());
+    }
+
+    @Test
+    void with_threads_the_peak_is_never_below_the_true_one_nor_above_it_by_more_than_the_debts() throws Exception {
+        CallSites sites = new CallSites();
+        int id = sites.register("a.B#c");
+        int threads = 4;
+        int size = 4096;
+        CyclicBarrier allHold = new CyclicBarrier(threads);
+        Thread[] workers = new Thread[threads];
+        Throwable[] failure = new Throwable[1];
+        for (int t = 0; t < threads; t++) {
+            workers[t] = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 10_000; i++) {
+                        sites.served(id, size);
+                        sites.released(id, size);
+                    }
+                    sites.served(id, size);
+                    allHold.await(); // here all four hold one buffer at once: the true peak is at least 4 of them
+                    sites.released(id, size);
+                } catch (Throwable e) {
+                    failure[0] = e;
+                }
+            });
+            workers[t].start();
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        if (failure[0] != null) {
+            throw new AssertionError(failure[0]);
+        }
+        CallSites.Stats s = only(sites);
+        assertEquals(threads * 10_001L, s.count());
+        assertEquals(0, s.liveBytes(), "exact once nothing is in flight");
+        assertTrue(s.peakLiveBytes() >= threads * size, "peak " + s.peakLiveBytes());
+        assertTrue(
+                s.peakLiveBytes() <= threads * size + (threads - 1) * CallSites.DEBT_LIMIT,
+                "peak " + s.peakLiveBytes());
+    }
+
+    @Test
+    void the_counts_of_a_thread_that_ended_stay() throws Exception {
+        CallSites sites = new CallSites();
+        int id = sites.register("a.B#c");
+        Thread t = new Thread(() -> {
+            sites.served(id, 300);
+            sites.served(id, 200);
+            sites.released(id, 300); // kept as the thread's debt
+        });
+        t.start();
+        t.join();
+        sites.served(id, 10); // this thread registers: the ended thread's counts are folded in
+        CallSites.Stats s = only(sites);
+        assertEquals(3, s.count());
+        assertEquals(510, s.bytes());
+        assertEquals(210, s.liveBytes());
+        assertEquals(500, s.peakLiveBytes());
+    }
+}

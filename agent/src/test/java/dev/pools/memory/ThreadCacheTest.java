@@ -1,0 +1,203 @@
+package dev.pools.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Per-thread caches of released slices: counted free, taken back before a pool grows or refuses,
+ * at an install and at a cleanup, also from threads that ended; and a slice released on one thread
+ * and served on another is never live twice.
+ */
+class ThreadCacheTest {
+
+    private static final int KIB = 1024;
+
+    /** A thread that allocates {@code n} buffers of {@code size} bytes, releases them, and waits until told to end. */
+    private static final class Releasing implements AutoCloseable {
+        final CountDownLatch done = new CountDownLatch(1);
+        final CountDownLatch end = new CountDownLatch(1);
+        final List<Long> addresses = new ArrayList<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final Thread thread;
+
+        Releasing(PoolAllocator pools, int n, int size) throws InterruptedException {
+            thread = new Thread(() -> {
+                try {
+                    List<ByteBuffer> held = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        ByteBuffer b = pools.allocate(size, 0);
+                        b.putLong(0, -1L);
+                        held.add(b);
+                        addresses.add(PoolAllocator.addressOf(b));
+                    }
+                    for (ByteBuffer b : held) {
+                        assertTrue(pools.release(b));
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+                done.countDown();
+                try {
+                    end.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            thread.start();
+            done.await();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            end.countDown();
+            thread.join();
+        }
+    }
+
+    private static PoolAllocator pools(long cap, boolean fail) {
+        return new PoolAllocator(
+                List.of(new PoolSpec.Sliced(64 * KIB, 4 * KIB, cap)),
+                new PoolAllocator.Options(false, fail),
+                AllocationListener.NONE,
+                new CallSites());
+    }
+
+    @Test
+    void cached_slices_count_as_free_and_a_capped_pool_takes_them_back_before_it_refuses() throws Exception {
+        PoolAllocator pools = pools(1, true);
+        try (Releasing other = new Releasing(pools, ThreadCache.SLOTS, 4 * KIB)) {
+            Usage usage = pools.usage();
+            assertEquals(0, usage.numberAllocs(), "cached slices are free in the report");
+            assertEquals(0, usage.bytesInUse());
+            assertEquals(64 * KIB, usage.bytesReserved());
+            pools.checkInvariants(); // the pages hold the cached slices the caches list
+            // The whole page, while the other thread's cache holds half of it: served, never refused.
+            List<ByteBuffer> mine = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                ByteBuffer b = pools.allocate(4 * KIB, 0);
+                StressTest.checkZero(b);
+                mine.add(b);
+            }
+            assertEquals(16, pools.usage().numberAllocs());
+            assertEquals(1, pools.reports().get(0).pages());
+            assertEquals(0, pools.usage().fallbackAllocs());
+            assertEquals(0, pools.collections(), "taken back before the exhausted path, not by its collection");
+            pools.checkInvariants();
+            mine.forEach(pools::release);
+        }
+    }
+
+    @Test
+    void an_uncapped_pool_does_not_grow_while_a_cache_holds_room() throws Exception {
+        PoolAllocator pools = pools(PoolSpec.UNCAPPED, false);
+        try (Releasing other = new Releasing(pools, ThreadCache.SLOTS, 2 * KIB)) {
+            // 4 KiB requests: the cached 2 KiB slices fit them only once merged back into the page.
+            List<ByteBuffer> mine = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                mine.add(pools.allocate(4 * KIB, 0));
+            }
+            assertEquals(1, pools.reports().get(0).pages(), "the caches went back before a second page");
+            assertEquals(1, pools.reports().get(0).pagesPeak());
+            pools.checkInvariants();
+            mine.forEach(pools::release);
+        }
+    }
+
+    @Test
+    void a_thread_serves_its_next_request_from_its_own_released_slice() {
+        PoolAllocator pools = pools(PoolSpec.UNCAPPED, false);
+        ByteBuffer first = pools.allocate(1000, 0);
+        ByteBuffer second = pools.allocate(3000, 0);
+        long address = PoolAllocator.addressOf(second);
+        second.put(5, (byte) 7);
+        assertTrue(pools.release(second));
+        assertEquals(1, pools.usage().numberAllocs());
+        ByteBuffer again = pools.allocate(3000 - 20, 0); // the same effective size: 3008 B
+        assertEquals(address, PoolAllocator.addressOf(again));
+        assertEquals(0, again.get(5), "zeroed at release");
+        PoolReport r = pools.reports().get(0);
+        assertEquals(2, r.usage().numberAllocs());
+        assertEquals(1000 + 2980, r.usage().bytesInUse());
+        assertEquals(3000, r.largestAlloc());
+        long[] sizes = pools.requestSizes().requestSizes().get(0);
+        assertEquals(3, Arrays.stream(sizes).sum(), "every request counted, the cached one too");
+        pools.checkInvariants();
+        pools.release(first);
+        pools.release(again);
+        assertEquals(new Usage(0, 0, 0, 64 * KIB, 0, 0), pools.usage());
+    }
+
+    @Test
+    void an_install_and_a_cleanup_take_back_cached_slices_also_of_threads_that_ended() throws Exception {
+        long before = NativeAccess.blockBytesHeld();
+        PoolAllocator pools = pools(PoolSpec.UNCAPPED, false);
+        try (Releasing other = new Releasing(pools, ThreadCache.SLOTS, 1 * KIB)) {
+            pools.install(List.of(new PoolSpec.Sliced(64 * KIB, 64 * KIB, PoolSpec.UNCAPPED)));
+            assertEquals(before, NativeAccess.blockBytesHeld(), "the old page went back, cached slices and all");
+        }
+        Releasing ended = new Releasing(pools, ThreadCache.SLOTS, 1 * KIB);
+        ended.close();
+        assertEquals(64 * KIB, pools.usage().bytesReserved());
+        assertEquals(1, pools.cleanup());
+        assertEquals(before, NativeAccess.blockBytesHeld());
+        pools.checkInvariants();
+    }
+
+    @Test
+    void buffers_released_on_another_thread_are_never_live_twice() throws Exception {
+        PoolAllocator pools = pools(PoolSpec.UNCAPPED, false);
+        BlockingQueue<StressTest.Live> handed = new ArrayBlockingQueue<>(64);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        int n = 20_000;
+        Thread consumer = new Thread(() -> {
+            try {
+                for (int i = 0; i < n; i++) {
+                    StressTest.Live l = handed.take();
+                    StressTest.check(l.buffer(), l.pattern());
+                    assertTrue(pools.release(l.buffer()));
+                    // Served from this thread's cache: the producer's next buffers must not overlap it.
+                    ByteBuffer own = pools.allocate(l.buffer().capacity(), 0);
+                    StressTest.checkZero(own);
+                    StressTest.fill(own, ~l.pattern());
+                    StressTest.check(own, ~l.pattern());
+                    assertTrue(pools.release(own));
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        consumer.start();
+        Random random = new Random(7);
+        for (int i = 0; i < n && failure.get() == null; i++) {
+            ByteBuffer b = pools.allocate(64 + random.nextInt(4 * KIB - 64), 0);
+            StressTest.checkZero(b);
+            long pattern = (i + 1) * 0x9E3779B97F4A7C15L;
+            StressTest.fill(b, pattern);
+            handed.put(new StressTest.Live(b, pattern, true));
+        }
+        consumer.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(0, pools.usage().numberAllocs());
+        assertEquals(0, pools.doubleReleases());
+        assertEquals(0, pools.usage().fallbackAllocs());
+        assertNotEquals(0, pools.reports().get(0).pagesPeak());
+        pools.checkInvariants();
+    }
+}

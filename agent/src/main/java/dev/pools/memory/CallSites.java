@@ -60,28 +60,30 @@ public final class CallSites {
 
     /**
      * One thread's requests, bytes and unpublished released bytes per site id, at
-     * {@code [3 id]}, {@code [3 id + 1]}, {@code [3 id + 2]}. Only the owner writes (opaque), and
-     * it grows the array by publishing a copy; {@link #snapshot} reads.
+     * {@code [PAD + 3 id]}, {@code [PAD + 3 id + 1]}, {@code [PAD + 3 id + 2]}. Only the owner
+     * writes (opaque), and it grows the array by publishing a copy; {@link #snapshot} reads. The
+     * unused {@code PAD} elements at both ends keep two threads' counts off one cache line.
      */
     private static final class ThreadCounts {
         static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
         static final int COUNT = 0;
         static final int BYTES = 1;
         static final int DEBT = 2;
+        static final int PAD = 8;
 
         final Thread owner;
         volatile long[] counts;
 
         ThreadCounts(Thread owner, int sites) {
             this.owner = owner;
-            this.counts = new long[3 * sites];
+            this.counts = new long[3 * sites + 2 * PAD];
         }
 
         /** The owner's array, grown to hold site {@code id}. */
         long[] forSite(int id) {
             long[] c = counts;
-            if (3 * id + 2 >= c.length) {
-                c = Arrays.copyOf(c, 3 * (id + 8));
+            if (PAD + 3 * id + 2 >= c.length - PAD) {
+                c = Arrays.copyOf(c, 3 * (id + 8) + 2 * PAD);
                 counts = c;
             }
             return c;
@@ -134,7 +136,7 @@ public final class CallSites {
             s.bytes.add(size);
         } else {
             long[] c = mine.forSite(id);
-            int at = 3 * id;
+            int at = ThreadCounts.PAD + 3 * id;
             ThreadCounts.set(c, at + ThreadCounts.COUNT, ThreadCounts.get(c, at + ThreadCounts.COUNT) + 1);
             ThreadCounts.set(c, at + ThreadCounts.BYTES, ThreadCounts.get(c, at + ThreadCounts.BYTES) + size);
             long debt = ThreadCounts.get(c, at + ThreadCounts.DEBT);
@@ -165,7 +167,7 @@ public final class CallSites {
         ThreadCounts mine = size <= DEBT_LIMIT ? mine() : null;
         if (mine != null) {
             long[] c = mine.forSite(id);
-            int at = 3 * id + ThreadCounts.DEBT;
+            int at = ThreadCounts.PAD + 3 * id + ThreadCounts.DEBT;
             long debt = ThreadCounts.get(c, at);
             if (debt + size <= DEBT_LIMIT) {
                 ThreadCounts.set(c, at, debt + size);
@@ -194,11 +196,12 @@ public final class CallSites {
                 continue;
             }
             long[] c = tc.counts;
-            for (int id = 0; 3 * id + 2 < c.length && id < sites.length; id++) {
+            for (int id = 0; ThreadCounts.PAD + 3 * id + 2 < c.length - ThreadCounts.PAD && id < sites.length; id++) {
                 Site s = sites[id];
-                s.count.add(c[3 * id + ThreadCounts.COUNT]);
-                s.bytes.add(c[3 * id + ThreadCounts.BYTES]);
-                s.live.addAndGet(-c[3 * id + ThreadCounts.DEBT]);
+                int at = ThreadCounts.PAD + 3 * id;
+                s.count.add(c[at + ThreadCounts.COUNT]);
+                s.bytes.add(c[at + ThreadCounts.BYTES]);
+                s.live.addAndGet(-c[at + ThreadCounts.DEBT]);
             }
         }
         ThreadCounts mine = new ThreadCounts(t, sites.length);
@@ -214,8 +217,8 @@ public final class CallSites {
         long[] sum = new long[3 * all.length];
         for (ThreadCounts tc : threads) {
             long[] c = tc.counts;
-            for (int i = 0; i < Math.min(c.length, sum.length); i++) {
-                sum[i] += ThreadCounts.get(c, i);
+            for (int i = 0; i < Math.min(c.length - 2 * ThreadCounts.PAD, sum.length); i++) {
+                sum[i] += ThreadCounts.get(c, ThreadCounts.PAD + i);
             }
         }
         List<Stats> out = new ArrayList<>();

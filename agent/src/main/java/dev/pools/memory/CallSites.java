@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.LongAdder;
  * they touch the atomic. A thread that releases and asks again at a site, as a request loop does,
  * so leaves the atomic alone. Live bytes are the atomic minus every thread's debt: exact whenever
  * no request is in flight. The peak is taken from the atomic when it rises: exact when one thread
- * asks at the site; with several, at most the other threads' debts (each at most
- * {@link #DEBT_LIMIT}) above the true peak, never below it.
+ * asks and releases at the site; otherwise at most the other threads' debts (each at most
+ * {@link #DEBT_LIMIT}) above the true peak, never below it. The pools' release thread never asks,
+ * so it keeps no debt: what the collector releases is published at once.
  */
 public final class CallSites {
 
@@ -72,10 +73,17 @@ public final class CallSites {
         static final int PAD = 8;
 
         final Thread owner;
+        /**
+         * Whether the thread keeps what it releases for its own next requests: not the pools'
+         * release thread, which never asks for memory (its debts would stay for good).
+         */
+        final boolean keepsDebts;
+
         volatile long[] counts;
 
-        ThreadCounts(Thread owner, int sites) {
+        ThreadCounts(Thread owner, boolean keepsDebts, int sites) {
             this.owner = owner;
+            this.keepsDebts = keepsDebts;
             this.counts = new long[3 * sites + 2 * PAD];
         }
 
@@ -165,7 +173,7 @@ public final class CallSites {
     void released(int id, int size) {
         id = idOf(id);
         ThreadCounts mine = size <= DEBT_LIMIT ? mine() : null;
-        if (mine != null) {
+        if (mine != null && mine.keepsDebts) {
             long[] c = mine.forSite(id);
             int at = ThreadCounts.PAD + 3 * id + ThreadCounts.DEBT;
             long debt = ThreadCounts.get(c, at);
@@ -177,17 +185,24 @@ public final class CallSites {
         sites[id].live.addAndGet(-size);
     }
 
+    /** What a virtual thread finds in {@link #local}: it counts in the shared counters. */
+    private static final ThreadCounts SHARED = new ThreadCounts(null, false, 0);
+
     /** The current thread's counts, registered on first use; null for a virtual thread. */
     private ThreadCounts mine() {
         ThreadCounts mine = local.get();
-        return mine != null ? mine : register();
+        if (mine == null) {
+            mine = register();
+        }
+        return mine == SHARED ? null : mine;
     }
 
     /** Registers the current thread's counts, first folding in (and dropping) those of threads that ended. */
     private synchronized ThreadCounts register() {
         Thread t = Thread.currentThread();
         if (!Threads.isPlatform(t)) {
-            return null;
+            local.set(SHARED);
+            return SHARED;
         }
         List<ThreadCounts> kept = new ArrayList<>(threads.length + 1);
         for (ThreadCounts tc : threads) {
@@ -204,7 +219,7 @@ public final class CallSites {
                 s.live.addAndGet(-c[at + ThreadCounts.DEBT]);
             }
         }
-        ThreadCounts mine = new ThreadCounts(t, sites.length);
+        ThreadCounts mine = new ThreadCounts(t, t != Releaser.thread(), sites.length);
         kept.add(mine);
         threads = kept.toArray(new ThreadCounts[0]);
         local.set(mine);

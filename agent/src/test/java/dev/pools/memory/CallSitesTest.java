@@ -3,6 +3,7 @@ package dev.pools.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import org.junit.jupiter.api.Test;
@@ -84,6 +85,30 @@ class CallSitesTest {
         assertTrue(
                 s.peakLiveBytes() <= threads * size + (threads - 1) * CallSites.DEBT_LIMIT,
                 "peak " + s.peakLiveBytes());
+    }
+
+    @Test
+    void the_release_thread_publishes_what_it_releases_at_once() throws Exception {
+        CallSites sites = new CallSites();
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(1 << 20, 1 << 16, PoolSpec.UNCAPPED)),
+                PoolAllocator.Options.DEFAULT,
+                AllocationListener.NONE,
+                sites);
+        int id = sites.register("a.B#c");
+        pools.allocate(1000, id).put(0, (byte) 1); // dropped: the release thread releases it
+        for (int i = 0; i < 500 && pools.collectorReleases() == 0; i++) {
+            System.gc();
+            Releaser.drainNow();
+            Thread.sleep(20);
+        }
+        assertEquals(1, pools.collectorReleases(), "the collector found the dropped buffer");
+        ByteBuffer again = pools.allocate(1000, id);
+        CallSites.Stats s = only(sites);
+        assertEquals(1000, s.liveBytes());
+        // Had the release thread kept the 1000 B as its own debt, the shared count would say 2000 here.
+        assertEquals(1000, s.peakLiveBytes());
+        assertTrue(pools.release(again));
     }
 
     @Test

@@ -184,6 +184,16 @@ final class NativeAccess {
         }
     }
 
+    /**
+     * Lets the collector's pending references reach their queues, as {@link #awaitReferenceProcessing}
+     * does, but only where the JDK's hook is in reach: never sleeps.
+     */
+    static void processPendingReferences() {
+        if (WAIT_FOR_REFERENCES != null) {
+            awaitReferenceProcessing();
+        }
+    }
+
     /** The JDK's message the last time it refused a page, or null. */
     static String lastRefusal() {
         return lastRefusal;

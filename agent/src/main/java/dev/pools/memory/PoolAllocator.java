@@ -148,12 +148,15 @@ public final class PoolAllocator {
 
     /**
      * The exhausted path, before any spill, fallback or refusal: (1) wait for every release already
-     * queued or in flight ({@link Releaser#drainNow()}) and retry in the first pool; (2) let the
+     * found by a collection, queued or in flight ({@link NativeAccess#processPendingReferences()},
+     * {@link Releaser#drainNow()}) and retry in the first pool; (2) let the
      * request spill to later pools; (3) collect garbage, wait until the collector has queued every
      * unreachable buffer and all of them are back in their pools, retry; (4) give empty pages back,
      * retry.
      */
     private Anchor reserveAfterReleasing(int size, int site) {
+        // What the last collection found unreachable may still be on its way to the queue.
+        NativeAccess.processPendingReferences();
         Releaser.drainNow();
         Anchor anchor = reserve(size, site, true, false);
         if (anchor == null) {

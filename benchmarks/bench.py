@@ -133,10 +133,21 @@ def b4(runs):
         "hello world, pools.jar (no file: host, recording on)": [JAVA, f"-javaagent:{POOLS}", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
         "hello world, pools.jar=file.yaml (recording off)": [JAVA, f"-javaagent:{POOLS}=file.yaml", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
     }
+    # JFR itself, started with no event at all: the floor of any recorded run.
+    (WORK / "empty.jfc").write_text('<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0"></configuration>\n')
+    jfr_alone = f"-XX:StartFlightRecording=settings={WORK / 'empty.jfc'},filename={WORK / 'alone.jfr'}"
+    idle = {
+        "idle 2 s, no agent": [JAVA, "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
+        "idle 2 s, empty agent": [JAVA, empty, "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
+        "idle 2 s, JFR alone (no event enabled)": [JAVA, jfr_alone, "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
+        "idle 2 s, pools.jar=file.yaml (recording off)": [JAVA, f"-javaagent:{POOLS}=file.yaml", "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
+        "idle 2 s, pools.jar (no file: host, recording on)": [JAVA, f"-javaagent:{POOLS}", "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
+    }
     capped = ROOT / "sample-app/layouts/capped.yaml"
     sample = {
         "sample app, no agent": [JAVA] + DJL + ["-jar", str(APP)],
         "sample app, empty agent": [JAVA, empty] + DJL + ["-jar", str(APP)],
+        "sample app, JFR alone (no event enabled)": [JAVA, jfr_alone] + DJL + ["-jar", str(APP)],
         "sample app, pools.jar (capped.yaml)": [JAVA, f"-javaagent:{POOLS}={capped}"] + DJL + ["-jar", str(APP)],
         "sample app, pools.jar (capped.yaml, report.file: none)": [JAVA, f"-javaagent:{POOLS}={WORK / 'unrecorded.yaml'}"] + DJL + ["-jar", str(APP)],
     }
@@ -147,12 +158,19 @@ def b4(runs):
     for i in range(runs):
         for name, cmd in hello.items():
             times[name].append(run(cmd)[0] * 1000)
+    cpu = {k: [] for k in idle}
+    for i in range(max(3, runs // 2)):
+        for name, cmd in idle.items():
+            fields = [l for l in run(cmd)[3].splitlines() if l.startswith("maxrss ")][-1].split()
+            cpu[name].append(float(fields[3]) + float(fields[4]))
     for i in range(max(3, runs // 2)):
         for name, cmd in sample.items():
             first[name].append(run(cmd, first_line="inference before training")[1])
     table("B4: hello world, whole JVM", list(times.items()), "ms", "hello world, no agent")
+    table("B4: CPU time (user + system) of an idle JVM, 2 s", list(cpu.items()), "s", "idle 2 s, no agent")
     table("B4: sample app, time to its first result", list(first.items()), "s", "sample app, no agent")
-    save("b4", {"hello_ms": {k: summary(v) for k, v in times.items()}, "sample_first_result_s": {k: summary(v) for k, v in first.items()}})
+    save("b4", {"hello_ms": {k: summary(v) for k, v in times.items()}, "idle_cpu_s": {k: summary(v) for k, v in cpu.items()},
+                "sample_first_result_s": {k: summary(v) for k, v in first.items()}})
 
 
 def record(name, seconds, period_ms):

@@ -89,6 +89,12 @@ def save(name, data):
     (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
+def jfr_alone_flag():
+    """JFR started with no event enabled (an empty .jfc): what any recorded run pays before its first event."""
+    (WORK / "empty.jfc").write_text('<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0"></configuration>\n')
+    return f"-XX:StartFlightRecording=settings={WORK / 'empty.jfc'},filename={WORK / 'alone.jfr'}"
+
+
 def fresh_work():
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
@@ -134,8 +140,7 @@ def b4(runs):
         "hello world, pools.jar=file.yaml (recording off)": [JAVA, f"-javaagent:{POOLS}=file.yaml", "-cp", BENCH_CP, "dev.pools.bench.Hello"],
     }
     # JFR itself, started with no event at all: the floor of any recorded run.
-    (WORK / "empty.jfc").write_text('<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0"></configuration>\n')
-    jfr_alone = f"-XX:StartFlightRecording=settings={WORK / 'empty.jfc'},filename={WORK / 'alone.jfr'}"
+    jfr_alone = jfr_alone_flag()
     idle = {
         "idle 2 s, no agent": [JAVA, "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
         "idle 2 s, empty agent": [JAVA, empty, "-cp", BENCH_CP, "dev.pools.bench.Hello", "2000"],
@@ -268,6 +273,8 @@ def b6(runs, threads=4):
     }
     agents = {
         "without the agent": [],
+        # JFR itself with no event enabled: the floor of any recorded run.
+        "without the agent, JFR alone (no event enabled)": [jfr_alone_flag()],
         "with pools.jar (default layout, recorded)": [f"-javaagent:{POOLS}"],
         "with pools.jar (default layout, unrecorded)": [f"-javaagent:{POOLS}={unrecorded}"],
     }

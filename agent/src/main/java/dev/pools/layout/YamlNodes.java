@@ -38,8 +38,18 @@ final class YamlNodes {
 
     private YamlNodes() {}
 
-    /** The document's root node; refused with its line when the YAML is broken or holds no document. */
+    /**
+     * The document's root node; refused with its line when the YAML is broken or holds no document.
+     * A file of the plain shape {@code suggest} writes is read by {@link PlainYaml}, the rest by
+     * SnakeYAML Engine.
+     */
     static Node compose(String source, String text) throws LayoutException {
+        Node plain = PlainYaml.read(source, text);
+        return plain != null ? plain : composeInFull(source, text);
+    }
+
+    /** The document's root node as SnakeYAML Engine reads it. */
+    static Node composeInFull(String source, String text) throws LayoutException {
         if (text.isBlank()) {
             throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
         }

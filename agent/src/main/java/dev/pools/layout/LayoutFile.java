@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -43,11 +42,8 @@ public final class LayoutFile {
     static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "host", "sub-slices", "exclusive-pages");
 
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
-    private static final Pattern PACKAGE = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
-
-    private static final Pattern REPORT_FILE = Pattern.compile("([^%]|%[pth%])*");
-
     private final String source;
+
     private final long defaultMaxPageSize;
     private final Map<String, Integer> lines = new HashMap<>();
 
@@ -338,7 +334,7 @@ public final class LayoutFile {
             String p = scalar(item, "intercept.packages", "a package name")
                     .getValue()
                     .trim();
-            if (!PACKAGE.matcher(p).matches()) {
+            if (!isPackageName(p)) {
                 throw error(item, "intercept.packages: '" + p + "' is not a Java package name");
             }
             String kept = leftAlone(p);
@@ -352,6 +348,40 @@ public final class LayoutFile {
             out.add(p);
         }
         return out;
+    }
+
+    /**
+     * Whether {@code p} is dot-separated identifiers of ASCII letters, digits, '_' and '$', none
+     * starting with a digit (the regular expression {@code [A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*},
+     * read by hand: the first regular expression of a JVM costs premain milliseconds).
+     */
+    static boolean isPackageName(String p) {
+        boolean start = true;
+        for (int i = 0; i < p.length(); i++) {
+            char c = p.charAt(i);
+            boolean letter = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '$';
+            if (c == '.' && !start) {
+                start = true;
+            } else if (letter || !start && c >= '0' && c <= '9') {
+                start = false;
+            } else {
+                return false;
+            }
+        }
+        return !start;
+    }
+
+    /** Whether every '%' in {@code f} starts %p, %t, %h or %% (the regular expression {@code ([^%]|%[pth%])*}). */
+    static boolean knownPlaceholders(String f) {
+        for (int i = 0; i < f.length(); i++) {
+            if (f.charAt(i) == '%') {
+                if (i + 1 == f.length() || "pth%".indexOf(f.charAt(i + 1)) < 0) {
+                    return false;
+                }
+                i++;
+            }
+        }
+        return true;
     }
 
     /** Packages never instrumented: the JDK's and the agent's own. */
@@ -387,7 +417,7 @@ public final class LayoutFile {
         if (f.isEmpty()) {
             return key + " is empty (expected a file name such as " + example + ", or none)";
         }
-        if (!f.equals(PoolsConfig.NO_REPORT) && !REPORT_FILE.matcher(f).matches()) {
+        if (!f.equals(PoolsConfig.NO_REPORT) && !knownPlaceholders(f)) {
             return key + ": '" + f
                     + "' has an unknown placeholder (expected %p for the process id, %t for the start time, %h for the host"
                     + " name)";

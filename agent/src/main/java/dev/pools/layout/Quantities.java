@@ -4,8 +4,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Sizes and durations as a layout file writes them: {@code 65536}, {@code 64 KiB}, {@code 1.5MiB},
@@ -13,7 +11,57 @@ import java.util.regex.Pattern;
  */
 public final class Quantities {
 
-    private static final Pattern QUANTITY = Pattern.compile("\\s*(-?[0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
+    /**
+     * {@code text} as {number, unit} (the unit possibly empty), or null: what the regular expression
+     * {@code \s*(-?[0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*} matches, read by hand because the first
+     * regular expression of a JVM costs premain milliseconds ({@code QuantitiesTest} compares both).
+     */
+    static String[] quantity(String text) {
+        int n = text.length();
+        int i = spaces(text, 0);
+        int start = i;
+        if (i < n && text.charAt(i) == '-') {
+            i++;
+        }
+        int digits = digits(text, i);
+        if (digits == 0) {
+            return null;
+        }
+        i += digits;
+        if (i < n && text.charAt(i) == '.') {
+            int fraction = digits(text, i + 1);
+            if (fraction == 0) {
+                return null;
+            }
+            i += 1 + fraction;
+        }
+        String number = text.substring(start, i);
+        i = spaces(text, i);
+        int unitStart = i;
+        while (i < n
+                && (text.charAt(i) >= 'A' && text.charAt(i) <= 'Z' || text.charAt(i) >= 'a' && text.charAt(i) <= 'z')) {
+            i++;
+        }
+        String unit = text.substring(unitStart, i);
+        return spaces(text, i) == n ? new String[] {number, unit} : null;
+    }
+
+    private static int digits(String text, int from) {
+        int i = from;
+        while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+            i++;
+        }
+        return i - from;
+    }
+
+    /** The index after the white space ({@code \s}: space, tab, line feed, vertical tab, form feed, return) from {@code from}. */
+    private static int spaces(String text, int from) {
+        int i = from;
+        while (i < text.length() && " \t\n\u000B\f\r".indexOf(text.charAt(i)) >= 0) {
+            i++;
+        }
+        return i;
+    }
 
     private static final Map<String, Long> SIZE_UNITS = Map.of(
             "B",
@@ -37,12 +85,12 @@ public final class Quantities {
 
     /** Bytes for {@code text}; the message of the exception is the rule broken, for {@code key}. */
     public static long size(String key, String text) throws IllegalArgumentException {
-        Matcher m = QUANTITY.matcher(text);
-        if (!m.matches()) {
+        String[] m = quantity(text);
+        if (m == null) {
             throw new IllegalArgumentException(key + ": '" + text + "' is not a size (expected bytes or a number"
                     + " with a unit: B, KiB, MiB, GiB, KB, MB, GB)");
         }
-        String unit = m.group(2).isEmpty() ? "B" : m.group(2);
+        String unit = m[1].isEmpty() ? "B" : m[1];
         Long multiplier = SIZE_UNITS.get(unit);
         if (multiplier == null) {
             String near = DidYouMean.closest(unit, SIZE_UNITS.keySet());
@@ -50,7 +98,7 @@ public final class Quantities {
                     + (near == null ? "" : " (did you mean '" + near + "'?)")
                     + "; expected B, KiB, MiB, GiB, KB, MB or GB");
         }
-        BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(multiplier));
+        BigDecimal bytes = new BigDecimal(m[0]).multiply(BigDecimal.valueOf(multiplier));
         if (bytes.signum() < 0) {
             throw new IllegalArgumentException(
                     key + ": '" + text.trim() + "' is negative (expected a size of at least 1 byte)");
@@ -67,13 +115,13 @@ public final class Quantities {
     }
 
     public static Duration duration(String key, String text) throws IllegalArgumentException {
-        Matcher m = QUANTITY.matcher(text);
-        if (!m.matches()) {
+        String[] m = quantity(text);
+        if (m == null) {
             throw new IllegalArgumentException(
                     key + ": '" + text + "' is not a duration (expected e.g. 500 ms, 1 s, 2 min, or 0)");
         }
-        String unit = m.group(2).toLowerCase(Locale.ROOT);
-        BigDecimal amount = new BigDecimal(m.group(1));
+        String unit = m[1].toLowerCase(Locale.ROOT);
+        BigDecimal amount = new BigDecimal(m[0]);
         if (amount.signum() < 0) {
             throw new IllegalArgumentException(key + ": '" + text.trim() + "' is negative");
         }
@@ -86,7 +134,7 @@ public final class Quantities {
         Long ms = DURATION_UNITS_MS.get(unit);
         if (ms == null) {
             throw new IllegalArgumentException(
-                    key + ": unknown unit '" + m.group(2) + "' in '" + text.trim() + "' (expected ms, s or min)");
+                    key + ": unknown unit '" + m[1] + "' in '" + text.trim() + "' (expected ms, s or min)");
         }
         try {
             return Duration.ofMillis(amount.multiply(BigDecimal.valueOf(ms)).longValueExact());

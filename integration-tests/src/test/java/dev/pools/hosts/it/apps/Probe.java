@@ -22,12 +22,12 @@ final class Probe {
     }
 
     /**
-     * Under the agent, waits until its recording runs (it starts in the background, about half a
-     * second after the JVM), so that a short program is recorded from its first request; at most a
-     * minute.
+     * Under the agent with a recording ({@code report.file} not {@code none}), waits until the
+     * recording runs (it starts in the background, about half a second after the JVM), so that a
+     * short program is recorded from its first request; at most a minute.
      */
     static void awaitRecording() throws InterruptedException {
-        if (!attached()) {
+        if (!attached() || PoolsRuntime.current().config().reportFile() == null) {
             return;
         }
         for (int i = 0; i < 6000 && !Recorder.started(); i++) {

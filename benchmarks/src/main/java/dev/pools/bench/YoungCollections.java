@@ -13,7 +13,7 @@ import java.util.List;
  * {@code buffers} 64-byte buffers, then allocates garbage until several young collections have run;
  * at the end, one full collection.
  *
- * <pre>java -cp benchmarks/target/classes:agent/target/pools.jar [GC flags] dev.pools.bench.YoungCollections [buffers] [rounds]</pre>
+ * <pre>java -cp benchmarks/target/classes:agent/target/pools.jar [GC flags] dev.pools.bench.YoungCollections [buffers] [rounds] [both|pools|jdk]</pre>
  */
 public final class YoungCollections {
 
@@ -24,6 +24,10 @@ public final class YoungCollections {
     public static void main(String[] args) throws InterruptedException {
         int buffers = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        // "both" (side by side: the two compete for the survivor space), "pools" or "jdk" (each alone).
+        String which = args.length > 2 ? args[2] : "both";
+        boolean withPools = !which.equals("jdk");
+        boolean withJdk = !which.equals("pools");
         PoolAllocator pools = new PoolAllocator(List.of(new PoolSpec.Sliced(4 << 20, 4 << 20, PoolSpec.UNCAPPED)));
         BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
                 .filter(b -> b.getName().equals("direct"))
@@ -32,8 +36,12 @@ public final class YoungCollections {
         long directBefore = direct.getCount();
         for (int round = 1; round <= rounds; round++) {
             for (int i = 0; i < buffers; i++) {
-                sink = pools.allocate(64, 0);
-                sink = ByteBuffer.allocateDirect(64);
+                if (withPools) {
+                    sink = pools.allocate(64, 0);
+                }
+                if (withJdk) {
+                    sink = ByteBuffer.allocateDirect(64);
+                }
             }
             sink = null;
             for (int i = 0; i < 4_000_000; i++) {

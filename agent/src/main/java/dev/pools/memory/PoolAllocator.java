@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The JVM's pooled off-heap memory: serves allocations from the installed layout's pools, takes
@@ -69,6 +70,12 @@ public final class PoolAllocator {
     private final LongAdder collectorReleases = new LongAdder();
     private final LongAdder collections = new LongAdder();
     private final LongAdder collectionNanos = new LongAdder();
+    /** Held while the exhausted path collects: requests that run out together share one collection. */
+    private final ReentrantLock collecting = new ReentrantLock();
+    /** Collections the exhausted path has begun; written under {@link #collecting}. */
+    private volatile long collectionsBegun;
+    /** Runs where a request that found no room is about to collect; for tests, null otherwise. */
+    Runnable beforeCollecting;
 
     /**
      * The JDK internals are resolved at the first allocation, not here, to keep the agent's start-up
@@ -151,10 +158,12 @@ public final class PoolAllocator {
      * found by a collection, queued or in flight ({@link NativeAccess#processPendingReferences()},
      * {@link Releaser#drainNow()}) and retry in the first pool; (2) let the
      * request spill to later pools; (3) collect garbage, wait until the collector has queued every
-     * unreachable buffer and all of them are back in their pools, retry; (4) give empty pages back,
-     * retry.
+     * unreachable buffer and all of them are back in their pools, retry (requests that run out
+     * while a collection is under way wait for it and share it, instead of each making one more);
+     * (4) give empty pages back, retry.
      */
     private Anchor reserveAfterReleasing(int size, int site) {
+        long begunBefore = collectionsBegun;
         // What the last collection found unreachable may still be on its way to the queue.
         NativeAccess.processPendingReferences();
         Releaser.drainNow();
@@ -171,13 +180,32 @@ public final class PoolAllocator {
         }
         lastCollect = now;
         long before = collectorReleases.sum();
-        HeapKeepingCollection.collect();
-        NativeAccess.awaitReferenceProcessing();
+        boolean collected = false;
+        Runnable hook = beforeCollecting;
+        if (hook != null) {
+            hook.run();
+        }
+        collecting.lock();
+        try {
+            // A collection that began after this request found no room, and is over (its request
+            // held the lock), found every buffer this one would: threads that run out together,
+            // as all of them do when a pool is full, wait for one collection, not one each.
+            if (collectionsBegun == begunBefore) {
+                collectionsBegun = begunBefore + 1;
+                HeapKeepingCollection.collect();
+                NativeAccess.awaitReferenceProcessing();
+                collections.increment();
+                collected = true;
+            }
+        } finally {
+            collecting.unlock();
+        }
         Releaser.drainNow();
-        collections.increment();
         collectionNanos.add(System.nanoTime() - now);
-        // Decided only now, when every lease the collection found is back in its pool.
-        lastCollectHelped = collectorReleases.sum() > before;
+        if (collected) {
+            // Decided only now, when every lease the collection found is back in its pool.
+            lastCollectHelped = collectorReleases.sum() > before;
+        }
         anchor = reserve(size, site, true, true);
         if (anchor != null) {
             return anchor;

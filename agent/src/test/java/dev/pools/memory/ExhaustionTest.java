@@ -1,10 +1,18 @@
 package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -41,5 +49,54 @@ class ExhaustionTest {
             assertTrue(pools.collectionNanos() > 0, "run " + run + ": time in collections");
             pools.cleanup();
         }
+    }
+
+    /**
+     * Two requests that find the same capped pool full of live buffers wait for one collection, not
+     * one each: the second to take the collection's lock finds that a collection began after its
+     * request ran out, and is over, and refuses after it. Both reach the point of collecting before
+     * either begins (a barrier in the test hook), so the order cannot hide a second collection.
+     */
+    @Test
+    void requests_that_run_out_together_share_one_collection() throws Exception {
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(32 * MIB, 32 * MIB, 1)),
+                new PoolAllocator.Options(false, true),
+                AllocationListener.NONE,
+                new CallSites());
+        ByteBuffer held = pools.allocate(30 * MIB, 0);
+        CyclicBarrier bothRanOut = new CyclicBarrier(2);
+        pools.beforeCollecting = () -> {
+            try {
+                bothRanOut.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        List<Throwable> outcomes = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    pools.allocate(30 * MIB, 0);
+                    outcomes.add(new AssertionError("served from a full pool"));
+                } catch (Throwable e) {
+                    outcomes.add(e);
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        assertEquals(2, outcomes.size(), "both requests came back");
+        for (Throwable outcome : outcomes) {
+            assertInstanceOf(OutOfMemoryError.class, outcome, "a refusal under fail");
+        }
+        assertEquals(1, pools.collections(), "collections for two requests that ran out together");
+        assertEquals(30 * MIB, pools.usage().bytesInUse(), "the live buffer is still held");
+        pools.release(held);
+        pools.cleanup();
     }
 }

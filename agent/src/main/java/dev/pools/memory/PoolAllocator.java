@@ -154,20 +154,22 @@ public final class PoolAllocator {
     }
 
     /**
-     * The exhausted path, before any spill, fallback or refusal: (1) wait for every release already
-     * found by a collection, queued or in flight ({@link NativeAccess#processPendingReferences()},
-     * {@link Releaser#drainNow()}) and retry in the first pool; (2) let the
-     * request spill to later pools; (3) collect garbage, wait until the collector has queued every
-     * unreachable buffer and all of them are back in their pools, retry (requests that run out
-     * while a collection is under way wait for it and share it, instead of each making one more);
-     * (4) give empty pages back, retry.
+     * The exhausted path, before any spill, fallback or refusal: (1) release what a collection
+     * already found, queued or in flight ({@link NativeAccess#processPendingReferences()},
+     * {@link Releaser#drainUntil}), a batch at a time, retrying in the first pool after each batch,
+     * until the request fits or all of it is back; (2) let the request spill to later pools; (3)
+     * collect garbage, wait until the collector has queued every unreachable buffer, and release
+     * them the same way, retrying in every pool (requests that run out while a collection is under
+     * way wait for it and share it, instead of each making one more); (4) give empty pages back,
+     * retry. Nothing spills, falls back or is refused while a lease a collection found is still
+     * queued, and a request that fits after the first batch does not wait for the rest (one
+     * collection can find millions of dropped buffers; the release thread takes them).
      */
     private Anchor reserveAfterReleasing(int size, int site) {
         long begunBefore = collectionsBegun;
         // What the last collection found unreachable may still be on its way to the queue.
         NativeAccess.processPendingReferences();
-        Releaser.drainNow();
-        Anchor anchor = reserve(size, site, true, false);
+        Anchor anchor = Releaser.drainUntil(() -> reserve(size, site, true, false));
         if (anchor == null) {
             anchor = reserve(size, site, true, true);
         }
@@ -200,13 +202,12 @@ public final class PoolAllocator {
         } finally {
             collecting.unlock();
         }
-        Releaser.drainNow();
+        anchor = Releaser.drainUntil(() -> reserve(size, site, true, true));
         collectionNanos.add(System.nanoTime() - now);
         if (collected) {
-            // Decided only now, when every lease the collection found is back in its pool.
+            // Decided only now: served, some lease the collection found is back; not, all of them are.
             lastCollectHelped = collectorReleases.sum() > before;
         }
-        anchor = reserve(size, site, true, true);
         if (anchor != null) {
             return anchor;
         }

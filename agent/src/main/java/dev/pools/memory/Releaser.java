@@ -5,6 +5,7 @@ import java.lang.ref.ReferenceQueue;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Releases the leases whose buffers the collector found unreachable: the {@code pools-release}
@@ -14,9 +15,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>The handshake.</b> Leases leave {@link #QUEUE} only under {@link #DRAIN}, and a lease taken
  * from the queue is back in its pool before {@code DRAIN} is let go. The release thread holds
  * {@code DRAIN} while it waits on the queue; a thread that needs the queue drained now
- * ({@link #drainNow()}) interrupts that wait and takes {@code DRAIN} (a fair lock: the waiting
- * thread gets it before the release thread takes it back). Holding it, that thread knows no lease
- * is half released anywhere, releases whatever is queued itself, and lets go. The wait is bounded
+ * ({@link #drainNow()}, {@link #drainUntil}) interrupts that wait and takes {@code DRAIN} (a fair
+ * lock: the waiting thread gets it before the release thread takes it back). Holding it, that
+ * thread knows no lease is half released anywhere, releases what is queued itself (all of it, or,
+ * for an allocation, batches until it is served), and lets go. The wait is bounded
  * by {@link #HANDSHAKE_LIMIT_NANOS}; past it the caller goes on with what it has, said once.
  *
  * <p>Nothing the release thread does may be interruptible I/O (an interrupted {@code FileChannel}
@@ -83,6 +85,29 @@ final class Releaser {
      * queue within {@link #HANDSHAKE_LIMIT_NANOS} (what was queued is then released later).
      */
     static boolean drainNow() {
+        return drain(() -> null) != TIMED_OUT;
+    }
+
+    /**
+     * Releases what the collector has queued, a batch at a time, and calls {@code attempt} after
+     * each batch; returns its first non-null answer at once and leaves the rest of the queue to the
+     * release thread. Otherwise it goes on until the queue is empty and returns what a last call of
+     * {@code attempt} gives: so a null answer means that every lease queued so far, including any the
+     * release thread was working on, is back in its pool. An allocation that needs one slice does
+     * not wait until the millions of buffers one old-generation collection can find are all back.
+     * If the release thread does not let go of the queue within {@link #HANDSHAKE_LIMIT_NANOS}, this
+     * is said once and {@code attempt} is called without draining.
+     */
+    @SuppressWarnings("unchecked") // drain returns what attempt gave, or TIMED_OUT
+    static <T> T drainUntil(Supplier<T> attempt) {
+        Object answer = drain(attempt);
+        return answer == TIMED_OUT ? attempt.get() : (T) answer;
+    }
+
+    /** What {@link #drain} returns when the release thread did not let go of the queue in time. */
+    private static final Object TIMED_OUT = new Object();
+
+    private static Object drain(Supplier<?> attempt) {
         boolean locked = DRAIN.tryLock();
         boolean interrupted = false;
         long deadline = System.nanoTime() + HANDSHAKE_LIMIT_NANOS;
@@ -104,14 +129,18 @@ final class Releaser {
                     System.err.println("pools: the release thread did not let go of the release queue within "
                             + TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_LIMIT_NANOS) + " s; going on without it");
                 }
-                return false;
+                return TIMED_OUT;
             }
             Lease[] batch = new Lease[BATCH];
             int n;
             while ((n = pollInto(batch, 0)) > 0) {
                 release(batch, n);
+                Object done = attempt.get();
+                if (done != null) {
+                    return done;
+                }
             }
-            return true;
+            return attempt.get();
         } finally {
             if (locked) {
                 DRAIN.unlock();
@@ -120,6 +149,23 @@ final class Releaser {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * For tests: takes the queue from the release thread, as an allocation does, and keeps it until
+     * {@link #letGoOfQueue()}; the calling thread may drain meanwhile (the lock is reentrant).
+     */
+    static void holdQueue() throws InterruptedException {
+        while (!DRAIN.tryLock(1, TimeUnit.MILLISECONDS)) {
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+    }
+
+    static void letGoOfQueue() {
+        DRAIN.unlock();
     }
 
     /** Fills {@code batch} from the queue without waiting, after {@code n} leases already in it; returns the count. */

@@ -99,4 +99,50 @@ class ExhaustionTest {
         pools.release(held);
         pools.cleanup();
     }
+
+    /**
+     * A request that finds its pool full of buffers the collector has queued is served after the
+     * first batch it releases, not after all of them: one collection can queue millions, and the
+     * release thread takes the rest. The test holds the queue, so that the release thread cannot
+     * take any first, and counts what the request released itself.
+     */
+    @Test
+    void a_request_is_served_after_the_first_batch_of_queued_releases() throws Exception {
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(MIB, MIB, 1)),
+                new PoolAllocator.Options(false, true),
+                AllocationListener.NONE,
+                new CallSites());
+        int slices = MIB / 64;
+        Releaser.holdQueue();
+        ByteBuffer served;
+        long queued;
+        long after;
+        try {
+            fillAndDrop(pools, slices);
+            System.gc();
+            NativeAccess.awaitReferenceProcessing();
+            queued = pools.usage().numberAllocs();
+            assertEquals(slices, queued, "dropped buffers still held while the queue is held");
+            served = pools.allocate(64, 0);
+            after = pools.usage().numberAllocs();
+        } finally {
+            Releaser.letGoOfQueue();
+        }
+        assertEquals(0, pools.usage().fallbackAllocs(), "fallbacks");
+        assertTrue(after >= queued - 256 + 1 && after < queued, "held after one request: " + after + " of " + queued);
+        pools.release(served);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (pools.usage().numberAllocs() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, pools.usage().numberAllocs(), "the release thread took the rest");
+        pools.cleanup();
+    }
+
+    private static void fillAndDrop(PoolAllocator pools, int buffers) {
+        for (int i = 0; i < buffers; i++) {
+            pools.allocate(64, 0).put(0, (byte) 1);
+        }
+    }
 }

@@ -25,7 +25,9 @@ APP = ROOT / "sample-app/target/sample-app.jar"
 BENCH = ROOT / "benchmarks/target"
 RESULTS = ROOT / "benchmarks/results"
 WORK = BENCH / "work"
-JAVA = shutil.which("java")
+# Another JDK: POOLS_BENCH_JAVA=/path/to/bin/java; its results go to <name><POOLS_BENCH_SUFFIX>.json.
+JAVA = os.environ.get("POOLS_BENCH_JAVA") or shutil.which("java")
+SUFFIX = os.environ.get("POOLS_BENCH_SUFFIX", "")
 JAVA_HOME = Path(os.path.realpath(JAVA)).parent.parent
 JFR = JAVA_HOME / "bin/jfr"
 DJL = ["-Dai.djl.offline=true", "--enable-native-access=ALL-UNNAMED"]
@@ -86,7 +88,7 @@ def save(name, data):
     RESULTS.mkdir(parents=True, exist_ok=True)
     data["java"] = java_version()
     data["date"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+    (RESULTS / f"{name}{SUFFIX}.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def jfr_alone_flag():

@@ -9,7 +9,7 @@ import java.util.Set;
 /**
  * Opens to the agent the JDK internals the pools need (see {@code NativeAccess}), so the user
  * passes no {@code --add-opens} flag: the packages of {@link JdkInternals}, opened or exported to
- * this jar's module only.
+ * this jar's module only, and JFR's {@code jdk.jfr.internal}, exported to it only.
  */
 final class ModuleAccess {
 
@@ -28,5 +28,11 @@ final class ModuleAccess {
             opens.put(p, us);
         }
         inst.redefineModule(base, Set.of(), exports, opens, Set.of(), Map.of());
+        // JFR's repository is moved through its own internals, which need no MBean server (see
+        // RecordingRepository); a runtime without JFR has nothing to export.
+        ModuleLayer.boot()
+                .findModule("jdk.jfr")
+                .ifPresent(jfr -> inst.redefineModule(
+                        jfr, Set.of(), Map.of("jdk.jfr.internal", us), Map.of(), Set.of(), Map.of()));
     }
 }

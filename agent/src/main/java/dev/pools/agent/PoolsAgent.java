@@ -160,9 +160,9 @@ public final class PoolsAgent {
             Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
         }
         try {
-            // At start-up, not later: a burst of work in the middle of a run slows native libraries
-            // that spin-wait for all their threads (PyTorch's OpenMP on two cores lost seconds so).
-            MemoryPoolsJmx.register(runtime);
+            // Not created here, only joined once something else creates it: the platform MBean
+            // server's own cost is a JVM's, not ours to add (MemoryPoolsJmx).
+            MemoryPoolsJmx.registerWhenServerExists(runtime);
         } catch (Throwable t) {
             Log.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);
         }

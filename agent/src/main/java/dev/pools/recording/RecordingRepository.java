@@ -3,6 +3,8 @@ package dev.pools.recording;
 import dev.pools.log.Log;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,12 +56,14 @@ public final class RecordingRepository {
         Path folder = folderOf(recording).toAbsolutePath();
         try {
             Files.createDirectories(folder);
-            ManagementFactory.getPlatformMBeanServer()
-                    .invoke(
-                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
-                            "jfrConfigure",
-                            new Object[] {new String[] {"repositorypath=" + folder}},
-                            new String[] {String[].class.getName()});
+            if (!migrateDirectly(folder)) {
+                ManagementFactory.getPlatformMBeanServer()
+                        .invoke(
+                                new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                                "jfrConfigure",
+                                new Object[] {new String[] {"repositorypath=" + folder}},
+                                new String[] {String[].class.getName()});
+            }
             moved = folder;
         } catch (Exception | LinkageError e) {
             Log.once(
@@ -67,6 +71,51 @@ public final class RecordingRepository {
                     "could not move JFR's repository beside the recording (" + e
                             + "); a JVM killed with SIGKILL leaves its data in JFR's default repository");
         }
+    }
+
+    /**
+     * Moves the repository as {@code jcmd JFR.configure repositorypath=...} does, through JFR's own
+     * recorder ({@code PlatformRecorder.migrate}, which takes a {@code Path} on recent JDKs and JFR's
+     * {@code SafePath} on JDK 17): the diagnostic command would need the platform MBean server, whose
+     * creation costs a JVM a quarter of a second of CPU and about 20 MiB, and on JDK 25 more. False,
+     * with nothing changed, when those internals are out of reach (the agent exports them at start).
+     */
+    private static boolean migrateDirectly(Path folder) throws Exception {
+        Object recorder;
+        Method migrate = null;
+        try {
+            Class<?> access = Class.forName("jdk.jfr.internal.PrivateAccess");
+            recorder = access.getMethod("getPlatformRecorder")
+                    .invoke(access.getMethod("getInstance").invoke(null));
+            for (Method m : recorder.getClass().getMethods()) {
+                if (m.getName().equals("migrate") && m.getParameterCount() == 1) {
+                    migrate = m;
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return false;
+        }
+        if (migrate == null) {
+            return false;
+        }
+        Class<?> type = migrate.getParameterTypes()[0];
+        Object where;
+        try {
+            where = type == Path.class
+                    ? folder
+                    : type.getConstructor(Path.class).newInstance(folder);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+        try {
+            migrate.invoke(recorder, where);
+        } catch (IllegalAccessException e) {
+            return false;
+        } catch (InvocationTargetException e) {
+            // JFR refused the folder: say why, as the diagnostic command would.
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+        return true;
     }
 
     private static String reasonToKeep(Recording ours) {

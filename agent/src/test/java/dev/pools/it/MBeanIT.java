@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.tools.attach.VirtualMachine;
+import dev.pools.it.apps.LazyMBeanApp;
 import dev.pools.it.apps.MBeanApp;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -139,6 +140,24 @@ class MBeanIT {
         command("quit");
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue());
+    }
+
+    /**
+     * The agent does not create the platform MBean server (a quarter of a second of CPU and about
+     * 20 MiB for the JVM, more on JDK 25); its MBean appears in it once the application creates it.
+     * Recording on: moving JFR's repository does not create it either.
+     */
+    @Test
+    void the_mbean_joins_the_platform_server_when_the_application_creates_it() throws Exception {
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(null)), LazyMBeanApp.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of("poller true", "servers 0", "registered true", "layout layout: host"),
+                r.out().lines().toList(),
+                r.toString());
+        assertTrue(
+                Files.list(dir).anyMatch(f -> f.getFileName().toString().matches("pools-\\d+\\.jfr")),
+                "the recording was written");
     }
 
     private static String rootMessage(Throwable t) {

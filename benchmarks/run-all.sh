@@ -11,7 +11,8 @@ mvn -B -q install -DskipTests
 mkdir -p benchmarks/results
 cp="benchmarks/target/classes:$(ls benchmarks/target/lib/*.jar | tr '\n' ':')agent/target/pools.jar"
 opens=(--add-opens java.base/java.nio=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-       --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-exports java.base/jdk.internal.access=ALL-UNNAMED)
+       --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-exports java.base/jdk.internal.access=ALL-UNNAMED
+       --add-exports java.base/jdk.internal.ref=ALL-UNNAMED)
 for part in $parts; do
   case $part in
     b1)

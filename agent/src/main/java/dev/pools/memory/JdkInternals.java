@@ -15,7 +15,8 @@ public final class JdkInternals {
     public static final List<String> OPENED = List.of("java.nio");
 
     /** Exported: public members of internal packages. */
-    public static final List<String> EXPORTED = List.of("jdk.internal.misc", "jdk.internal.access", "sun.nio.ch");
+    public static final List<String> EXPORTED =
+            List.of("jdk.internal.misc", "jdk.internal.access", "jdk.internal.ref", "sun.nio.ch");
 
     private JdkInternals() {}
 

@@ -33,9 +33,15 @@ import java.util.concurrent.atomic.LongAdder;
  * tests pass the equivalent command-line flags. When they are missing, {@link #failure()} says why
  * and the pools stay off.
  *
- * <p>Pages come from {@link ByteBuffer#allocateDirect}, so pool memory counts against
- * {@code -XX:MaxDirectMemorySize} and shows in the JDK's "direct" buffer pool, exactly like the
- * memory it replaces, and a fresh page is already zero.
+ * <p>Pool memory counts against {@code -XX:MaxDirectMemorySize} and shows in the JDK's "direct"
+ * buffer pool, exactly like the memory it replaces. A sliced pool's page is reserved and allocated
+ * as {@link ByteBuffer#allocateDirect} does it ({@code JavaNioAccess.reserveMemory}, then
+ * {@code Unsafe.allocateMemory}, freed by a {@code jdk.internal.ref.Cleaner} if it is ever dropped),
+ * but not zeroed: {@link #allocatePage} leaves that to the pool, which zeroes each part of a page
+ * the first time it hands it out, so a page's unused part is never written and never resident.
+ * Without {@code jdk.internal.ref} (or the reservation hooks) pages come from
+ * {@code allocateDirect}, zeroed whole. The other pool kinds' blocks always come from
+ * {@code allocateDirect}, zeroed.
  */
 final class NativeAccess {
 
@@ -53,6 +59,11 @@ final class NativeAccess {
     private static final MethodHandle FREE; // (long address) void: Unsafe.freeMemory
     private static final Class<?> DIRECT_BUFFER;
     private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
+    // Pages allocated as allocateDirect does, without its zeroing; all null if any is out of reach.
+    private static final MethodHandle RESERVE; // (long size, long capacity) void: JavaNioAccess.reserveMemory
+    private static final MethodHandle UNRESERVE; // (long size, long capacity) void: JavaNioAccess.unreserveMemory
+    private static final MethodHandle NEW_CLEANER; // (Object referent, Runnable thunk) Object: the JDK's Cleaner.create
+    private static final MethodHandle CLEAN; // (Object cleaner) void: the JDK's internal Cleaner.clean
     private static final AtomicLong DIRECT_RESERVED; // Bits.RESERVED_MEMORY, may be null
     private static final long DIRECT_MAX = DirectMemory.limit();
     private static final Throwable FAILURE;
@@ -69,6 +80,7 @@ final class NativeAccess {
         MethodHandle free = null;
         Class<?> directBuffer = null;
         MethodHandle waitForReferences = null;
+        MethodHandle[] pageHooks = null;
         AtomicLong directReserved = null;
         Throwable failure = null;
         try {
@@ -104,11 +116,16 @@ final class NativeAccess {
             free = lookup.findVirtual(unsafeClass, "freeMemory", MethodType.methodType(void.class, long.class))
                     .bindTo(unsafe);
             waitForReferences = referenceProcessingWaiter(lookup);
+            pageHooks = pageHooks(lookup);
             directReserved = directReserved();
         } catch (Throwable t) {
             failure = t;
         }
         WAIT_FOR_REFERENCES = waitForReferences;
+        RESERVE = pageHooks == null ? null : pageHooks[0];
+        UNRESERVE = pageHooks == null ? null : pageHooks[1];
+        NEW_CLEANER = pageHooks == null ? null : pageHooks[2];
+        CLEAN = pageHooks == null ? null : pageHooks[3];
         DIRECT_RESERVED = directReserved;
         NEW_BUFFER = newBuffer;
         ATTACHMENT = attachment;
@@ -151,6 +168,37 @@ final class NativeAccess {
         } catch (Throwable t) {
             return null;
         }
+    }
+
+    /**
+     * {@code JavaNioAccess.reserveMemory} and {@code unreserveMemory}, {@code jdk.internal.ref.Cleaner.create}
+     * and {@code clean}: what {@link #allocatePage} needs to allocate as {@code allocateDirect} does; null if
+     * any is out of reach.
+     */
+    private static MethodHandle[] pageHooks(MethodHandles.Lookup lookup) {
+        try {
+            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
+            Class<?> access = Class.forName("jdk.internal.access.JavaNioAccess");
+            Object nioAccess = lookup.findStatic(secrets, "getJavaNioAccess", MethodType.methodType(access))
+                    .invoke();
+            MethodType sizes = MethodType.methodType(void.class, long.class, long.class);
+            Class<?> cleaner = Class.forName("jdk.internal.ref.Cleaner");
+            return new MethodHandle[] {
+                lookup.findVirtual(access, "reserveMemory", sizes).bindTo(nioAccess),
+                lookup.findVirtual(access, "unreserveMemory", sizes).bindTo(nioAccess),
+                lookup.findStatic(cleaner, "create", MethodType.methodType(cleaner, Object.class, Runnable.class))
+                        .asType(MethodType.methodType(Object.class, Object.class, Runnable.class)),
+                lookup.findVirtual(cleaner, "clean", MethodType.methodType(void.class))
+                        .asType(MethodType.methodType(void.class, Object.class))
+            };
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** Whether {@link #allocatePage} hands out pages it has not zeroed. */
+    static boolean pagesZeroedLazily() {
+        return CLEAN != null;
     }
 
     /** The JDK's count of direct memory reserved, to refuse a page before the JDK's own slow refusal; null if out of reach. */
@@ -288,11 +336,7 @@ final class NativeAccess {
     }
 
     static Block allocateBlock(int bytes) {
-        // At the direct memory limit the JDK collects and sleeps for up to half a second before it
-        // refuses; the pools' own exhaustion path (release what is queued, then collect) does better.
-        if (DIRECT_RESERVED != null && DIRECT_RESERVED.get() + bytes + ALIGNMENT > DIRECT_MAX) {
-            lastRefusal = "the direct memory limit: " + DIRECT_RESERVED.get() + " of " + DIRECT_MAX
-                    + " B reserved (-XX:MaxDirectMemorySize)";
+        if (overLimit(bytes)) {
             return null;
         }
         ByteBuffer memory;
@@ -305,13 +349,118 @@ final class NativeAccess {
         long raw = address(memory);
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
         BLOCK_BYTES.add(bytes);
-        return new Block(memory, aligned, bytes);
+        return new Block(memory, aligned, bytes, true);
+    }
+
+    /**
+     * At the direct memory limit the JDK collects and sleeps for up to half a second before it
+     * refuses; the pools' own exhaustion path (release what is queued, then collect) does better.
+     */
+    private static boolean overLimit(int bytes) {
+        if (DIRECT_RESERVED != null && DIRECT_RESERVED.get() + bytes + ALIGNMENT > DIRECT_MAX) {
+            lastRefusal = "the direct memory limit: " + DIRECT_RESERVED.get() + " of " + DIRECT_MAX
+                    + " B reserved (-XX:MaxDirectMemorySize)";
+            return true;
+        }
+        return false;
+    }
+
+    /** For tests: a byte written over every fresh page before the pool gets it (as recycled memory can hold anything); -1 for none. */
+    private static volatile int freshPageFill = -1;
+
+    static void fillFreshPages(int value) {
+        freshPageFill = value;
+    }
+
+    /**
+     * A page of at least {@code bytes} bytes whose {@link Block#address} is aligned to
+     * {@link #ALIGNMENT}, reserved against the direct memory limit as {@code allocateDirect}
+     * reserves; not zeroed ({@link Block#zeroed} says which) when {@link #pagesZeroedLazily()}.
+     * Null when the JDK refuses the memory.
+     */
+    static Block allocatePage(int bytes) {
+        if (CLEAN == null) {
+            return allocateBlock(bytes);
+        }
+        if (overLimit(bytes)) {
+            return null;
+        }
+        long size = bytes + (long) ALIGNMENT - 1;
+        long raw;
+        try {
+            RESERVE.invokeExact(size, size);
+        } catch (OutOfMemoryError e) {
+            lastRefusal = e.getMessage();
+            return null;
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot reserve direct memory for a page", t);
+        }
+        try {
+            raw = (long) MALLOC.invokeExact(size);
+        } catch (Throwable t) {
+            unreserve(size);
+            if (t instanceof OutOfMemoryError) {
+                lastRefusal = t.getMessage();
+                return null;
+            }
+            throw new IllegalStateException("cannot allocate a page", t);
+        }
+        long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
+        Block block = new Block(null, aligned, bytes, false);
+        try {
+            block.cleaner = (Object) NEW_CLEANER.invokeExact((Object) block, (Runnable) new PageMemory(raw, size));
+        } catch (Throwable t) {
+            new PageMemory(raw, size).run();
+            throw new IllegalStateException("cannot register a page's cleaner", t);
+        }
+        BLOCK_BYTES.add(bytes);
+        int fill = freshPageFill;
+        if (fill >= 0) {
+            fill(aligned, bytes, (byte) fill);
+        }
+        return block;
+    }
+
+    private static void unreserve(long size) {
+        try {
+            UNRESERVE.invokeExact(size, size);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot unreserve direct memory", t);
+        }
+    }
+
+    /**
+     * Frees a page's memory and its reservation: run once, by {@link #free} or, for a page dropped
+     * without it, by the reference handler. Never throws: the JDK's cleaner would end the JVM.
+     */
+    private static final class PageMemory implements Runnable {
+        private final long raw;
+        private final long size;
+
+        PageMemory(long raw, long size) {
+            this.raw = raw;
+            this.size = size;
+        }
+
+        @Override
+        public void run() {
+            try {
+                FREE.invokeExact(raw);
+                UNRESERVE.invokeExact(size, size);
+            } catch (Throwable t) {
+                System.err.println("pools: freeing a page failed: " + t);
+            }
+        }
     }
 
     /** Gives a block's memory back to the JDK now. */
     static void free(Block block) {
         try {
-            FREE_BUFFER.invokeExact(block.memory);
+            if (block.memory != null) {
+                FREE_BUFFER.invokeExact(block.memory);
+            } else {
+                CLEAN.invokeExact(block.cleaner);
+            }
             BLOCK_BYTES.add(-block.size);
         } catch (Throwable t) {
             throw new IllegalStateException("cannot free a page", t);
@@ -335,14 +484,21 @@ final class NativeAccess {
 
     /** One piece of memory from the JDK: the owning buffer keeps it alive until {@link #free}. */
     static final class Block {
+        /** The buffer that owns the memory, for a block from {@code allocateDirect}; null for a page of {@link #allocatePage}. */
         final ByteBuffer memory;
+        /** The JDK's internal cleaner that frees a page of {@link #allocatePage}; set once, just after construction. */
+        Object cleaner;
+
         final long address;
         final int size;
+        /** Whether the whole block was zero when it was handed out. */
+        final boolean zeroed;
 
-        Block(ByteBuffer memory, long address, int size) {
+        Block(ByteBuffer memory, long address, int size, boolean zeroed) {
             this.memory = memory;
             this.address = address;
             this.size = size;
+            this.zeroed = zeroed;
         }
     }
 }

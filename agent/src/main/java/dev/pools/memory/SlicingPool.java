@@ -21,7 +21,10 @@ import java.util.Arrays;
  *   <li>No two neighbouring slices are free (they merge on release).</li>
  *   <li>Every free slice, and nothing else, is in {@link #free}.</li>
  *   <li>{@code page.used} counts its used slices; a page with none is a single free slice.</li>
- *   <li>Free memory is zero, except under poisoning (then allocation zeroes).</li>
+ *   <li>Free memory is zero, except under poisoning (then allocation zeroes), and except above a
+ *       page's {@code zeroedTo}: a fresh page is not zeroed ({@link NativeAccess#allocatePage}), and
+ *       the part of a slice above that mark is zeroed when the slice is handed out, which raises the
+ *       mark to the slice's end. Every used or cached slice ends at or below the mark.</li>
  * </ol>
  *
  * <p><b>Reserve</b> {@code s}: (1) first fit in (page index, offset) order: the first free slice
@@ -50,10 +53,13 @@ final class SlicingPool extends Pool {
         final NativeAccess.Block block;
         Slice head;
         int used;
+        /** Bytes from the page's start that have been zero once: the rest was never handed out. */
+        int zeroedTo;
 
         Page(int index, NativeAccess.Block block) {
             this.index = index;
             this.block = block;
+            this.zeroedTo = block.zeroed ? block.size : 0;
         }
     }
 
@@ -117,11 +123,27 @@ final class SlicingPool extends Pool {
             slice = page.head;
         }
         Slice used = take(slice, length);
+        zeroFirstUse(used);
         used.page.used++;
         used.lease = lease;
         lease.slot = used;
         lease.address = used.page.block.address + used.offset;
         return true;
+    }
+
+    /**
+     * Zeroes the part of a slice being handed out that lies above its page's {@code zeroedTo}: memory
+     * never handed out before, as the JDK gave it. First fit takes the lowest free addresses, so a
+     * page is zeroed front to back, as far as its workload reaches, and never beyond.
+     */
+    private static void zeroFirstUse(Slice used) {
+        Page page = used.page;
+        int end = used.offset + used.length;
+        if (end > page.zeroedTo) {
+            int from = Math.max(used.offset, page.zeroedTo);
+            NativeAccess.fill(page.block.address + from, end - from, (byte) 0);
+            page.zeroedTo = end;
+        }
     }
 
     /** Cuts {@code length} bytes from the front of a free slice and returns them as a used slice. */
@@ -149,7 +171,7 @@ final class SlicingPool extends Pool {
     }
 
     private Page newPage() {
-        NativeAccess.Block block = NativeAccess.allocateBlock(pageSize);
+        NativeAccess.Block block = NativeAccess.allocatePage(pageSize);
         if (block == null) {
             return null;
         }
@@ -465,6 +487,8 @@ final class SlicingPool extends Pool {
                     if (s.lease != null) {
                         throw new AssertionError("free slice holds a lease: " + s);
                     }
+                } else if (s.offset + s.length > page.zeroedTo) {
+                    throw new AssertionError("slice above its page's zeroed mark " + page.zeroedTo + ": " + s);
                 } else if (s.cached) {
                     used++;
                     cachedSlices++;
@@ -485,6 +509,9 @@ final class SlicingPool extends Pool {
             }
             if (expected != pageSize) {
                 throw new AssertionError("slices of page " + i + " cover " + expected + " of " + pageSize + " bytes");
+            }
+            if (page.zeroedTo < 0 || page.zeroedTo > pageSize || page.zeroedTo % Sizes.ALIGNMENT != 0) {
+                throw new AssertionError("page " + i + " has a zeroed mark of " + page.zeroedTo);
             }
             if (used != page.used) {
                 throw new AssertionError("page " + i + " counts " + page.used + " used slices, has " + used);

@@ -17,7 +17,7 @@ class FreeSliceTreeTest {
         List<Slice> model = new ArrayList<>();
         SlicingPool.Page[] pages = new SlicingPool.Page[8];
         for (int i = 0; i < pages.length; i++) {
-            pages[i] = new SlicingPool.Page(i, null);
+            pages[i] = new SlicingPool.Page(i, new NativeAccess.Block(null, 0, 1 << 20, true)); // never read: no memory
         }
         for (int step = 0; step < 20_000; step++) {
             int op = random.nextInt(4);

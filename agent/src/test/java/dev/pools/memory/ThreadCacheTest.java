@@ -14,12 +14,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Per-thread caches of released slices: counted free, taken back before a pool grows or refuses,
  * at an install and at a cleanup, also from threads that ended; and a slice released on one thread
  * and served on another is never live twice.
  */
+@ExtendWith(DirtyFreshPages.class) // fresh pages hold a pattern: a fresh buffer that missed its zeroing shows
 class ThreadCacheTest {
 
     private static final int KIB = 1024;

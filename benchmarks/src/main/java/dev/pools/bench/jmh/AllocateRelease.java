@@ -47,7 +47,9 @@ import org.openjdk.jmh.infra.Blackhole;
             "--add-exports",
             "java.base/sun.nio.ch=ALL-UNNAMED",
             "--add-exports",
-            "java.base/jdk.internal.access=ALL-UNNAMED"
+            "java.base/jdk.internal.access=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/jdk.internal.ref=ALL-UNNAMED"
         })
 @State(Scope.Benchmark)
 public class AllocateRelease {

@@ -132,16 +132,17 @@ final class SlicingPool extends Pool {
     }
 
     /**
-     * Zeroes the part of a slice being handed out that lies above its page's {@code zeroedTo}: memory
-     * never handed out before, as the JDK gave it. First fit takes the lowest free addresses, so a
-     * page is zeroed front to back, as far as its workload reaches, and never beyond.
+     * Zeroes a page from its {@code zeroedTo} mark to the end of a slice being handed out that ends
+     * above it: memory never handed out before, as the JDK gave it. Everything above the mark is
+     * free, so the slice starts at or below it (first fit takes a free slice's front); were there a
+     * gap, it would be free memory, zeroed too. A page is zeroed front to back, as far as its
+     * workload reaches, and never beyond.
      */
     private static void zeroFirstUse(Slice used) {
         Page page = used.page;
         int end = used.offset + used.length;
         if (end > page.zeroedTo) {
-            int from = Math.max(used.offset, page.zeroedTo);
-            NativeAccess.fill(page.block.address + from, end - from, (byte) 0);
+            NativeAccess.fill(page.block.address + page.zeroedTo, end - page.zeroedTo, (byte) 0);
             page.zeroedTo = end;
         }
     }

@@ -28,6 +28,10 @@ WORK = BENCH / "work"
 # Another JDK: POOLS_BENCH_JAVA=/path/to/bin/java; its results go to <name><POOLS_BENCH_SUFFIX>.json.
 JAVA = os.environ.get("POOLS_BENCH_JAVA") or shutil.which("java")
 SUFFIX = os.environ.get("POOLS_BENCH_SUFFIX", "")
+# B6 against another build of the agent in the same runs: POOLS_BENCH_OTHER_JAR=/path/to/pools.jar adds its
+# recorded and unrecorded variants; POOLS_BENCH_B6_SERVICES=ort (or djl) runs one service only.
+OTHER_JAR = os.environ.get("POOLS_BENCH_OTHER_JAR")
+B6_SERVICES = os.environ.get("POOLS_BENCH_B6_SERVICES", "djl,ort").split(",")
 JAVA_HOME = Path(os.path.realpath(JAVA)).parent.parent
 JFR = JAVA_HOME / "bin/jfr"
 DJL = ["-Dai.djl.offline=true", "--enable-native-access=ALL-UNNAMED"]
@@ -273,6 +277,7 @@ def b6(runs, threads=4):
         "ONNX Runtime (embedding service)": DJL + ["-Xmx1g", "-cp", host_cp, "dev.pools.hosts.it.apps.OrtEmbeddingService",
                                                    str(threads), "12000", "1000"],
     }
+    services = {k: v for k, v in services.items() if ("djl" if k.startswith("DJL") else "ort") in B6_SERVICES}
     agents = {
         "without the agent": [],
         # JFR itself with no event enabled: the floor of any recorded run.
@@ -280,6 +285,9 @@ def b6(runs, threads=4):
         "with pools.jar (default layout, recorded)": [f"-javaagent:{POOLS}"],
         "with pools.jar (default layout, unrecorded)": [f"-javaagent:{POOLS}={unrecorded}"],
     }
+    if OTHER_JAR:
+        agents[f"with {OTHER_JAR} (default layout, recorded)"] = [f"-javaagent:{OTHER_JAR}"]
+        agents[f"with {OTHER_JAR} (default layout, unrecorded)"] = [f"-javaagent:{OTHER_JAR}={unrecorded}"]
     data = {}
     for service, args in services.items():
         run([JAVA] + args[:-3] + [str(threads), "10"])  # natives extracted, model file written, outside the measurement

@@ -4,6 +4,7 @@ import dev.pools.memory.JdkInternals;
 import java.lang.instrument.Instrumentation;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -30,9 +31,9 @@ final class ModuleAccess {
         inst.redefineModule(base, Set.of(), exports, opens, Set.of(), Map.of());
         // JFR's repository is moved through its own internals, which need no MBean server (see
         // RecordingRepository); a runtime without JFR has nothing to export.
-        ModuleLayer.boot()
-                .findModule("jdk.jfr")
-                .ifPresent(jfr -> inst.redefineModule(
-                        jfr, Set.of(), Map.of("jdk.jfr.internal", us), Map.of(), Set.of(), Map.of()));
+        Optional<Module> jfr = ModuleLayer.boot().findModule("jdk.jfr");
+        if (jfr.isPresent()) {
+            inst.redefineModule(jfr.get(), Set.of(), Map.of("jdk.jfr.internal", us), Map.of(), Set.of(), Map.of());
+        }
     }
 }

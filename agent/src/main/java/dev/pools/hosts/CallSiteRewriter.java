@@ -2,6 +2,8 @@ package dev.pools.hosts;
 
 import dev.pools.memory.CallSites;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
@@ -19,6 +21,10 @@ import net.bytebuddy.jar.asm.Opcodes;
  *
  * The operand stack grows by one at the call, so each changed method's max stack grows by one;
  * no branch target moves relative to its code, so the stack map frames stay valid as they are.
+ *
+ * <p>Only the methods whose code holds the bytes of such a call are decoded and written again; the
+ * others are copied as they are. A host class is transformed as it loads, before {@code main} has
+ * warmed anything up, and the largest (DJL's {@code PtNDArray}) has hundreds of methods and one call.
  */
 final class CallSiteRewriter {
 
@@ -29,6 +35,9 @@ final class CallSiteRewriter {
     static final String RUNTIME_DESCRIPTOR = "(II)Ljava/nio/ByteBuffer;";
 
     private static final byte[] NAME_UTF8 = NAME.getBytes(StandardCharsets.US_ASCII);
+    private static final byte METHOD_REF = 10;
+    private static final byte INTERFACE_METHOD_REF = 11;
+    private static final int INVOKESTATIC = 0xB8;
 
     private CallSiteRewriter() {}
 
@@ -48,7 +57,16 @@ final class CallSiteRewriter {
 
     /** The rewritten class, or the same array when it has no call to substitute. */
     static byte[] rewrite(byte[] classFile, String className, CallSites sites) {
+        return rewrite(classFile, className, sites, false);
+    }
+
+    /** As above; {@code everyMethod} decodes every method, as a test's reference. */
+    static byte[] rewrite(byte[] classFile, String className, CallSites sites, boolean everyMethod) {
         ClassReader reader = new ClassReader(classFile);
+        Set<String> calling = everyMethod ? null : methodsThatMayCall(reader);
+        if (calling != null && calling.isEmpty()) {
+            return classFile;
+        }
         ClassWriter writer = new ClassWriter(reader, 0);
         String javaName = className.replace('/', '.');
         boolean[] changed = {false};
@@ -58,6 +76,9 @@ final class CallSiteRewriter {
                     public MethodVisitor visitMethod(
                             int access, String method, String descriptor, String signature, String[] exceptions) {
                         MethodVisitor next = super.visitMethod(access, method, descriptor, signature, exceptions);
+                        if (calling != null && !calling.contains(method + descriptor)) {
+                            return next; // the writer's own visitor: the reader copies the method as it is
+                        }
                         return new MethodVisitor(Opcodes.ASM9, next) {
                             private boolean substituted;
 
@@ -87,5 +108,84 @@ final class CallSiteRewriter {
                 },
                 0);
         return changed[0] ? writer.toByteArray() : classFile;
+    }
+
+    /**
+     * The methods (name and descriptor) whose code holds an {@code invokestatic} of a constant that
+     * names {@code ByteBuffer.allocateDirect(int)}, as bytes: a method without them cannot call it.
+     * The bytes may also be operands of other instructions; such a method is decoded for nothing.
+     */
+    static Set<String> methodsThatMayCall(ClassReader reader) {
+        byte[] b = reader.b;
+        char[] chars = new char[reader.getMaxStringLength()];
+        int[] constants = new int[reader.getItemCount()];
+        int found = 0;
+        for (int i = 1; i < reader.getItemCount(); i++) {
+            int at = reader.getItem(i);
+            if (at == 0 || (b[at - 1] != METHOD_REF && b[at - 1] != INTERFACE_METHOD_REF)) {
+                continue;
+            }
+            int nameAndType = reader.getItem(reader.readUnsignedShort(at + 2));
+            if (OWNER.equals(reader.readClass(at, chars))
+                    && NAME.equals(reader.readUTF8(nameAndType, chars))
+                    && DESCRIPTOR.equals(reader.readUTF8(nameAndType + 2, chars))) {
+                constants[found++] = i;
+            }
+        }
+        Set<String> methods = new HashSet<>();
+        if (found == 0) {
+            return methods;
+        }
+        // After the constant pool: access, this, super, the interfaces, the fields, the methods.
+        int at = reader.header + 6;
+        at += 2 + 2 * reader.readUnsignedShort(at);
+        int fields = reader.readUnsignedShort(at);
+        at += 2;
+        for (int f = 0; f < fields; f++) {
+            at = skipAttributes(reader, at + 6, reader.readUnsignedShort(at + 6));
+        }
+        int count = reader.readUnsignedShort(at);
+        at += 2;
+        for (int m = 0; m < count; m++) {
+            String name = reader.readUTF8(at + 2, chars);
+            String descriptor = reader.readUTF8(at + 4, chars);
+            int attributes = reader.readUnsignedShort(at + 6);
+            at += 8;
+            for (int a = 0; a < attributes; a++) {
+                int length = reader.readInt(at + 2);
+                if ("Code".equals(reader.readUTF8(at, chars))) {
+                    // After the attribute's name and length: max_stack, max_locals, code_length, the code.
+                    int start = at + 14;
+                    if (holdsCall(b, start, start + reader.readInt(at + 10), constants, found)) {
+                        methods.add(name + descriptor);
+                    }
+                }
+                at += 6 + length;
+            }
+        }
+        return methods;
+    }
+
+    private static int skipAttributes(ClassReader reader, int at, int attributes) {
+        at += 2;
+        for (int a = 0; a < attributes; a++) {
+            at += 6 + reader.readInt(at + 2);
+        }
+        return at;
+    }
+
+    private static boolean holdsCall(byte[] b, int start, int end, int[] constants, int found) {
+        for (int i = start; i + 2 < end; i++) {
+            if ((b[i] & 0xFF) != INVOKESTATIC) {
+                continue;
+            }
+            int constant = ((b[i + 1] & 0xFF) << 8) | (b[i + 2] & 0xFF);
+            for (int c = 0; c < found; c++) {
+                if (constants[c] == constant) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

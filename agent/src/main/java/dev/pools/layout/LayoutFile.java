@@ -2,11 +2,14 @@ package dev.pools.layout;
 
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,10 +59,18 @@ public final class LayoutFile {
     public static PoolsConfig read(Path path, long defaultMaxPageSize) throws LayoutException {
         String source = path.toString();
         String text;
-        try {
-            text = Files.readString(path);
-        } catch (NoSuchFileException e) {
-            throw new LayoutException(source, 0, "no such file");
+        // Through FileInputStream, not Files.readString: that loads two dozen channel classes the JVM
+        // has not loaded yet, on the start-up path of every JVM the agent runs in.
+        try (InputStream in = new FileInputStream(path.toFile())) {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(in.readAllBytes()))
+                    .toString();
+        } catch (FileNotFoundException e) {
+            if (!path.toFile().exists()) {
+                throw new LayoutException(source, 0, "no such file");
+            }
+            throw new LayoutException(source, 0, "cannot read the file (" + e.getMessage() + ")");
         } catch (CharacterCodingException e) {
             throw new LayoutException(source, 0, "not UTF-8 text");
         } catch (IOException e) {

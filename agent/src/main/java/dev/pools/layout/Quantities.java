@@ -46,6 +46,15 @@ public final class Quantities {
         return spaces(text, i) == n ? new String[] {number, unit} : null;
     }
 
+    /** {@code number} (as {@link #quantity} returns it) as a long when it is a whole number of at most 18 digits; else -1. */
+    static long wholeNumber(String number) {
+        int n = number.length();
+        if (n == 0 || n > 18 || digits(number, 0) != n) {
+            return -1;
+        }
+        return Long.parseLong(number);
+    }
+
     private static int digits(String text, int from) {
         int i = from;
         while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
@@ -85,6 +94,16 @@ public final class Quantities {
 
     /** Bytes for {@code text}; the message of the exception is the rule broken, for {@code key}. */
     public static long size(String key, String text) throws IllegalArgumentException {
+        return size(key, text, false);
+    }
+
+    /**
+     * As above; {@code exactOnly}: in {@code BigDecimal} arithmetic even for a whole number (the
+     * tests' reference). A whole number is read in {@code long} arithmetic: the first use of
+     * {@code BigDecimal} in a JVM costs {@code premain} milliseconds (tens on JDK 25, whose class-data
+     * archive does not hold it).
+     */
+    static long size(String key, String text, boolean exactOnly) throws IllegalArgumentException {
         String[] m = quantity(text);
         if (m == null) {
             throw new IllegalArgumentException(key + ": '" + text + "' is not a size (expected bytes or a number"
@@ -97,6 +116,15 @@ public final class Quantities {
             throw new IllegalArgumentException(key + ": unknown unit '" + unit + "' in '" + text.trim() + "'"
                     + (near == null ? "" : " (did you mean '" + near + "'?)")
                     + "; expected B, KiB, MiB, GiB, KB, MB or GB");
+        }
+        long whole = wholeNumber(m[0]);
+        if (whole >= 0 && !exactOnly) {
+            try {
+                return Math.multiplyExact(whole, multiplier);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(
+                        key + ": '" + text.trim() + "' is too large (the largest size is 2 GiB)");
+            }
         }
         BigDecimal bytes = new BigDecimal(m[0]).multiply(BigDecimal.valueOf(multiplier));
         if (bytes.signum() < 0) {
@@ -115,18 +143,24 @@ public final class Quantities {
     }
 
     public static Duration duration(String key, String text) throws IllegalArgumentException {
+        return duration(key, text, false);
+    }
+
+    /** As above; {@code exactOnly} as for {@link #size(String, String, boolean)}. */
+    static Duration duration(String key, String text, boolean exactOnly) throws IllegalArgumentException {
         String[] m = quantity(text);
         if (m == null) {
             throw new IllegalArgumentException(
                     key + ": '" + text + "' is not a duration (expected e.g. 500 ms, 1 s, 2 min, or 0)");
         }
         String unit = m[1].toLowerCase(Locale.ROOT);
-        BigDecimal amount = new BigDecimal(m[0]);
-        if (amount.signum() < 0) {
+        long whole = exactOnly ? -1 : wholeNumber(m[0]);
+        BigDecimal amount = whole >= 0 ? null : new BigDecimal(m[0]);
+        if (amount != null && amount.signum() < 0) {
             throw new IllegalArgumentException(key + ": '" + text.trim() + "' is negative");
         }
         if (unit.isEmpty()) {
-            if (amount.signum() == 0) {
+            if (amount == null ? whole == 0 : amount.signum() == 0) {
                 return Duration.ZERO;
             }
             throw new IllegalArgumentException(key + ": '" + text.trim() + "' has no unit (expected ms, s or min)");
@@ -137,7 +171,10 @@ public final class Quantities {
                     key + ": unknown unit '" + m[1] + "' in '" + text.trim() + "' (expected ms, s or min)");
         }
         try {
-            return Duration.ofMillis(amount.multiply(BigDecimal.valueOf(ms)).longValueExact());
+            return Duration.ofMillis(
+                    amount == null
+                            ? Math.multiplyExact(whole, ms)
+                            : amount.multiply(BigDecimal.valueOf(ms)).longValueExact());
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(
                     key + ": '" + text.trim() + "' is not a whole number of milliseconds or is too large");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,42 @@ class HandMatchersTest {
             }
         }
         assertTrue(matched > 1000, "matched " + matched);
+    }
+
+    /** What {@code read} gives, or the message it refuses with. */
+    private static String outcome(Supplier<Object> read) {
+        try {
+            return "= " + read.get();
+        } catch (IllegalArgumentException e) {
+            return "! " + e.getMessage();
+        }
+    }
+
+    @Test
+    void whole_numbers_in_long_arithmetic_read_as_in_big_decimal_arithmetic() {
+        Random r = new Random(14);
+        String[] units = {"", " B", "KiB", " MiB", "GiB", " KB", "MB", "GB", " ms", "s", " min", " kb", " Mi"};
+        int whole = 0;
+        for (int i = 0; i < 100_000; i++) {
+            // Up to 20 digits: across the 18 read as a long, and past the largest long.
+            String number = (r.nextInt(10) == 0 ? "-" : "")
+                    + random(r, "0123456789", 1 + r.nextInt(20))
+                    + (r.nextInt(8) == 0 ? "." + random(r, "0123456789", 3) : "");
+            String text = number + units[r.nextInt(units.length)];
+            whole += Quantities.wholeNumber(number) >= 0 ? 1 : 0;
+            assertEquals(
+                    outcome(() -> Quantities.size("k", text, true)),
+                    outcome(() -> Quantities.size("k", text, false)),
+                    "size '" + text + "'");
+            assertEquals(
+                    outcome(() -> Quantities.duration("k", text, true)),
+                    outcome(() -> Quantities.duration("k", text, false)),
+                    "duration '" + text + "'");
+        }
+        assertTrue(whole > 30_000, "whole numbers among them: " + whole);
+        assertEquals(9_223_372_036_854_775_807L, Quantities.size("k", "9223372036854775807"));
+        assertEquals(-1, Quantities.wholeNumber("9223372036854775807"), "19 digits: in BigDecimal arithmetic");
+        assertEquals(8L << 30, Quantities.size("k", "8 GiB"));
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.log.Log;
 import dev.pools.memory.DirectMemory;
+import dev.pools.memory.JdkInternals;
 import dev.pools.memory.MallocThresholds;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.recording.Recorder;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * {@code -javaagent:pools.jar[=layout.yaml]}: reads the layout, opens the JDK internals the pools
@@ -48,8 +50,8 @@ public final class PoolsAgent {
         PoolsConfig config;
         PoolsRuntime runtime;
         try {
-            ModuleAccess.open(inst);
-            long defaultMaxPageSize = Layouts.defaultMaxPageSize(DirectMemory.limit());
+            JdkInternals.openWith(new OpenInternals(inst));
+            DefaultMaxPageSize defaultMaxPageSize = new DefaultMaxPageSize();
             config = args == null || args.isBlank()
                     ? PoolsConfig.defaults()
                     : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
@@ -73,7 +75,7 @@ public final class PoolsAgent {
             inst.addTransformer(transformer, false);
             retransformLoaded(inst, transformer, late, releaseAtClose);
             Runtime.getRuntime().addShutdownHook(new ShutdownHook(runtime));
-            Thread background = new BackgroundStart(runtime);
+            Thread background = new BackgroundStart(runtime, inst);
             background.setDaemon(true);
             background.start();
         } catch (Throwable t) {
@@ -96,15 +98,50 @@ public final class PoolsAgent {
      */
     private static final class BackgroundStart extends Thread {
         private final PoolsRuntime runtime;
+        private final Instrumentation inst;
 
-        BackgroundStart(PoolsRuntime runtime) {
+        BackgroundStart(PoolsRuntime runtime, Instrumentation inst) {
             super("pools-start");
             this.runtime = runtime;
+            this.inst = inst;
         }
 
         @Override
         public void run() {
-            startInBackground(runtime);
+            startInBackground(runtime, inst);
+        }
+    }
+
+    /**
+     * The default largest page, from the JDK's direct memory limit, read the first time a preset
+     * without {@code max_page_size} asks for it: on JDK 25 the reflective call costs {@code premain}
+     * several milliseconds, which a layout of sliced pools does not need. A named class, not a lambda.
+     */
+    private static final class DefaultMaxPageSize implements LongSupplier {
+        private volatile long value;
+
+        @Override
+        public long getAsLong() {
+            long v = value;
+            if (v == 0) {
+                v = Layouts.defaultMaxPageSize(DirectMemory.limit());
+                value = v;
+            }
+            return v;
+        }
+    }
+
+    /** Opens the JDK internals the pools need, when something first reaches them ({@link JdkInternals#open}). */
+    private static final class OpenInternals implements Runnable {
+        private final Instrumentation inst;
+
+        OpenInternals(Instrumentation inst) {
+            this.inst = inst;
+        }
+
+        @Override
+        public void run() {
+            ModuleAccess.open(inst);
         }
     }
 
@@ -145,7 +182,7 @@ public final class PoolsAgent {
         }
     }
 
-    private static void startInBackground(PoolsRuntime runtime) {
+    private static void startInBackground(PoolsRuntime runtime, Instrumentation inst) {
         Throwable missing = PoolAllocator.unavailableBecause();
         if (missing != null) {
             Log.once(
@@ -153,6 +190,13 @@ public final class PoolsAgent {
                     "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
                             + missing);
             return;
+        }
+        if (runtime.config().reportFile() != null) {
+            try {
+                ModuleAccess.openJfr(inst);
+            } catch (RuntimeException e) {
+                // The repository then moves through the diagnostic command instead (RecordingRepository).
+            }
         }
         try {
             Recorder.start(runtime);

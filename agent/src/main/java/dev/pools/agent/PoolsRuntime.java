@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
 
 /**
  * The agent's state in a running JVM: the configuration, the allocator, the installed layout and
@@ -31,7 +32,7 @@ public final class PoolsRuntime implements Recorded {
 
     private final PoolsConfig config;
     private final PoolAllocator allocator;
-    private final long defaultMaxPageSize;
+    private final LongSupplier defaultMaxPageSize;
     private final List<InstalledLayout.Listener> listeners = new CopyOnWriteArrayList<>();
     /** The layout from start-up, printed only when someone asks: normalising costs start-up time. */
     private volatile PoolsConfig startLayout;
@@ -40,7 +41,7 @@ public final class PoolsRuntime implements Recorded {
     private volatile AllocationListener refusals = AllocationListener.NONE;
     private final TraceWriter trace;
 
-    PoolsRuntime(PoolsConfig config, long defaultMaxPageSize) throws LayoutException, IOException {
+    PoolsRuntime(PoolsConfig config, LongSupplier defaultMaxPageSize) throws LayoutException, IOException {
         this.config = config;
         this.defaultMaxPageSize = defaultMaxPageSize;
         List<PoolSpec> specs = Layouts.compile(config.layout(), defaultMaxPageSize);
@@ -96,7 +97,7 @@ public final class PoolsRuntime implements Recorded {
     }
 
     public long defaultMaxPageSize() {
-        return defaultMaxPageSize;
+        return defaultMaxPageSize.getAsLong();
     }
 
     @Override
@@ -107,7 +108,7 @@ public final class PoolsRuntime implements Recorded {
                 if (installed == null) {
                     installed = new InstalledLayout(
                             PoolsConfig.kindOf(startLayout.layout()),
-                            LayoutPrinter.print(startLayout, defaultMaxPageSize),
+                            LayoutPrinter.print(startLayout, defaultMaxPageSize()),
                             InstalledLayout.Source.FILE);
                 }
                 now = installed;
@@ -140,7 +141,7 @@ public final class PoolsRuntime implements Recorded {
         allocator.install(specs);
         PoolsConfig now = config.withLayout(layout);
         installed =
-                new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
+                new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize()), source);
         for (InstalledLayout.Listener l : listeners) {
             try {
                 l.installed(installed);

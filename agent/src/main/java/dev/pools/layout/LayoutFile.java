@@ -2,6 +2,11 @@ package dev.pools.layout;
 
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
+import dev.pools.layout.YamlNode.Entry;
+import dev.pools.layout.YamlNode.Mapping;
+import dev.pools.layout.YamlNode.Scalar;
+import dev.pools.layout.YamlNode.Sequence;
+import dev.pools.layout.YamlNode.Type;
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -19,12 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.snakeyaml.engine.v2.nodes.MappingNode;
-import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
-import org.snakeyaml.engine.v2.nodes.ScalarNode;
-import org.snakeyaml.engine.v2.nodes.SequenceNode;
-import org.snakeyaml.engine.v2.nodes.Tag;
+import java.util.function.LongSupplier;
 
 /**
  * Reads a layout file (CONTRACT.md §2) into a {@link PoolsConfig}, or refuses it with one line that
@@ -47,16 +47,21 @@ public final class LayoutFile {
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
     private final String source;
 
-    private final long defaultMaxPageSize;
+    private final LongSupplier defaultMaxPageSize;
     private final Map<String, Integer> lines = new HashMap<>();
 
-    private LayoutFile(String source, long defaultMaxPageSize) {
+    private LayoutFile(String source, LongSupplier defaultMaxPageSize) {
         this.source = source;
         this.defaultMaxPageSize = defaultMaxPageSize;
     }
 
     /** Reads and validates a layout file; {@code path} is named in messages as given. */
     public static PoolsConfig read(Path path, long defaultMaxPageSize) throws LayoutException {
+        return read(path, () -> defaultMaxPageSize);
+    }
+
+    /** The same, with the default largest page asked for only when a preset needs it ({@link Layouts#compile}). */
+    public static PoolsConfig read(Path path, LongSupplier defaultMaxPageSize) throws LayoutException {
         String source = path.toString();
         String text;
         // Through FileInputStream, not Files.readString: that loads two dozen channel classes the JVM
@@ -82,8 +87,13 @@ public final class LayoutFile {
 
     /** Parses and validates the text of a whole layout file. */
     public static PoolsConfig parse(String source, String text, long defaultMaxPageSize) throws LayoutException {
+        return parse(source, text, () -> defaultMaxPageSize);
+    }
+
+    private static PoolsConfig parse(String source, String text, LongSupplier defaultMaxPageSize)
+            throws LayoutException {
         LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
-        return f.config(YamlNodes.compose(source, text), TOP_KEYS);
+        return f.config(compose(source, text), TOP_KEYS);
     }
 
     /**
@@ -92,12 +102,22 @@ public final class LayoutFile {
      */
     public static MemoryPoolLayout parseLayout(String source, String text, long defaultMaxPageSize)
             throws LayoutException {
-        LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
-        return f.config(YamlNodes.compose(source, text), LAYOUT_KEYS).layout();
+        LayoutFile f = new LayoutFile(source, () -> defaultMaxPageSize);
+        return f.config(compose(source, text), LAYOUT_KEYS).layout();
     }
 
-    private PoolsConfig config(Node root, List<String> allowed) throws LayoutException {
-        Map<String, Node> top = mapping(root, "", "the top level", allowed);
+    /**
+     * The document's root node; refused with its line when the YAML is broken or holds no document.
+     * A file of the plain shape {@code suggest} writes is read by {@link PlainYaml}, the rest by
+     * SnakeYAML Engine ({@link YamlNodes}), whose classes are then loaded only for such a file.
+     */
+    private static YamlNode compose(String source, String text) throws LayoutException {
+        YamlNode plain = PlainYaml.read(text);
+        return plain != null ? plain : YamlNodes.composeInFull(source, text);
+    }
+
+    private PoolsConfig config(YamlNode root, List<String> allowed) throws LayoutException {
+        Map<String, YamlNode> top = mapping(root, "", "the top level", allowed);
         for (String key : top.keySet()) {
             if (!allowed.contains(key)) {
                 throw error(
@@ -116,7 +136,7 @@ public final class LayoutFile {
         PoolsConfig d = PoolsConfig.defaults();
         List<String> intercept = d.intercept();
         if (top.containsKey("intercept")) {
-            Map<String, Node> m = mapping(top.get("intercept"), "intercept.", "intercept", INTERCEPT_KEYS);
+            Map<String, YamlNode> m = mapping(top.get("intercept"), "intercept.", "intercept", INTERCEPT_KEYS);
             if (m.containsKey("packages")) {
                 intercept = packages(m.get("packages"));
             }
@@ -137,7 +157,7 @@ public final class LayoutFile {
         Duration period = d.reportPeriod();
         String trace = null;
         if (top.containsKey("report")) {
-            Map<String, Node> m = mapping(top.get("report"), "report.", "report", REPORT_KEYS);
+            Map<String, YamlNode> m = mapping(top.get("report"), "report.", "report", REPORT_KEYS);
             if (m.containsKey("file")) {
                 file = fileName(m.get("file"), "report.file", "pools-%p.jfr");
             }
@@ -152,7 +172,7 @@ public final class LayoutFile {
                 source, layout, intercept, release, onExhausted, poison, new PoolsConfig.Report(file, period, trace));
     }
 
-    private MemoryPoolLayout layout(String kind, Map<String, Node> top) throws LayoutException {
+    private MemoryPoolLayout layout(String kind, Map<String, YamlNode> top) throws LayoutException {
         boolean sliced = kind.equals("sliced");
         boolean preset = kind.equals("host") || kind.equals("sub-slices") || kind.equals("exclusive-pages");
         if (top.containsKey("pools") && !sliced) {
@@ -184,15 +204,15 @@ public final class LayoutFile {
         }
     }
 
-    private List<SlicedPool> pools(Node node) throws LayoutException {
-        if (!(node instanceof SequenceNode seq)) {
+    private List<SlicedPool> pools(YamlNode node) throws LayoutException {
+        if (!(node instanceof Sequence seq)) {
             throw error(node, "pools is not a list (expected '- page_size: ...' items)");
         }
         List<SlicedPool> out = new ArrayList<>();
-        List<Node> items = seq.getValue();
+        List<YamlNode> items = seq.items();
         for (int i = 0; i < items.size(); i++) {
             String at = "pools[" + i + "]";
-            Map<String, Node> m = mapping(items.get(i), at + ".", at, POOL_KEYS);
+            Map<String, YamlNode> m = mapping(items.get(i), at + ".", at, POOL_KEYS);
             if (!m.containsKey("page_size")) {
                 throw error(items.get(i), at + ".page_size is missing (every pool needs a page size)");
             }
@@ -209,27 +229,27 @@ public final class LayoutFile {
     }
 
     /** Present and not null: an explicit {@code ~} means the same as leaving the key out. */
-    private static boolean optional(Node node) {
-        return node != null && !YamlNodes.isNull(node);
+    private static boolean optional(YamlNode node) {
+        return node != null && !YamlNode.isNull(node);
     }
 
     /**
      * The keys of a mapping, each checked against {@code known} (misspellings get a suggestion)
      * and for duplicates, with their lines recorded under {@code prefix + key}.
      */
-    private Map<String, Node> mapping(Node node, String prefix, String what, List<String> known)
+    private Map<String, YamlNode> mapping(YamlNode node, String prefix, String what, List<String> known)
             throws LayoutException {
-        if (!(node instanceof MappingNode map)) {
+        if (!(node instanceof Mapping map)) {
             throw error(node, what + " is not a mapping (expected 'key: value' lines)");
         }
-        Map<String, Node> out = new LinkedHashMap<>();
+        Map<String, YamlNode> out = new LinkedHashMap<>();
         Map<String, Integer> seen = new HashMap<>();
-        for (NodeTuple t : map.getValue()) {
-            Node keyNode = t.getKeyNode();
-            if (!(keyNode instanceof ScalarNode k)) {
+        for (Entry t : map.entries()) {
+            YamlNode keyNode = t.key();
+            if (!(keyNode instanceof Scalar k)) {
                 throw error(keyNode, "a key in " + what + " is not a plain name");
             }
-            String key = k.getValue();
+            String key = k.value();
             Integer first = seen.get(key);
             if (first != null) {
                 throw error(keyNode, "duplicate key '" + prefix + key + "' (first at line " + first + ")");
@@ -241,33 +261,33 @@ public final class LayoutFile {
                         "unknown key '" + prefix + key + "'" + (near == null ? "" : " (did you mean '" + near + "'?)")
                                 + "; expected one of " + String.join(", ", known));
             }
-            seen.put(key, YamlNodes.line(keyNode));
-            lines.put(prefix + key, YamlNodes.line(keyNode));
-            out.put(key, t.getValueNode());
+            seen.put(key, keyNode.line());
+            lines.put(prefix + key, keyNode.line());
+            out.put(key, t.value());
         }
         return out;
     }
 
-    private ScalarNode scalar(Node node, String key, String expected) throws LayoutException {
-        if (!(node instanceof ScalarNode s) || YamlNodes.isNull(node)) {
+    private Scalar scalar(YamlNode node, String key, String expected) throws LayoutException {
+        if (!(node instanceof Scalar s) || YamlNode.isNull(node)) {
             throw error(
                     node,
-                    key + " has " + (YamlNodes.isNull(node) ? "no value" : "a list or mapping") + " (expected "
+                    key + " has " + (YamlNode.isNull(node) ? "no value" : "a list or mapping") + " (expected "
                             + expected + ")");
         }
         return s;
     }
 
-    private long size(Node node, String key) throws LayoutException {
-        ScalarNode s = scalar(node, key, "a size such as 65536 or 64 KiB");
-        if (s.getTag().equals(Tag.INT)) {
+    private long size(YamlNode node, String key) throws LayoutException {
+        Scalar s = scalar(node, key, "a size such as 65536 or 64 KiB");
+        if (s.type() == Type.INT) {
             BigInteger v;
             try {
-                v = new BigInteger(s.getValue().replace("_", ""));
+                v = new BigInteger(s.value().replace("_", ""));
             } catch (NumberFormatException e) {
                 throw error(
                         node,
-                        key + ": '" + s.getValue()
+                        key + ": '" + s.value()
                                 + "' is not a size (write a plain decimal number of bytes or use a unit)");
             }
             if (v.signum() < 0) {
@@ -278,43 +298,41 @@ public final class LayoutFile {
             }
             return v.longValueExact();
         }
-        if (!s.getTag().equals(Tag.STR)) {
+        if (s.type() != Type.STR) {
             throw error(
-                    node,
-                    key + ": '" + s.getValue() + "' is not a size (expected bytes or a number with a unit: 64 KiB)");
+                    node, key + ": '" + s.value() + "' is not a size (expected bytes or a number with a unit: 64 KiB)");
         }
         try {
-            return Quantities.size(key, s.getValue());
+            return Quantities.size(key, s.value());
         } catch (IllegalArgumentException e) {
             throw error(node, e.getMessage());
         }
     }
 
-    private long count(Node node, String key) throws LayoutException {
-        ScalarNode s = scalar(node, key, "a whole number of pages");
-        if (!s.getTag().equals(Tag.INT)) {
+    private long count(YamlNode node, String key) throws LayoutException {
+        Scalar s = scalar(node, key, "a whole number of pages");
+        if (s.type() != Type.INT) {
             throw error(
-                    node,
-                    key + ": '" + s.getValue() + "' is not a whole number (expected a number of pages, 1..=65535)");
+                    node, key + ": '" + s.value() + "' is not a whole number (expected a number of pages, 1..=65535)");
         }
-        BigInteger v = new BigInteger(s.getValue().replace("_", ""));
+        BigInteger v = new BigInteger(s.value().replace("_", ""));
         if (v.bitLength() > 62) {
             throw error(node, key + " (" + v + ") is outside 1..=" + Layouts.MAX_PAGES);
         }
         return v.longValueExact();
     }
 
-    private boolean bool(Node node, String key) throws LayoutException {
-        ScalarNode s = scalar(node, key, "true or false");
-        if (!s.getTag().equals(Tag.BOOL)) {
-            throw error(node, key + ": '" + s.getValue() + "' is not true or false");
+    private boolean bool(YamlNode node, String key) throws LayoutException {
+        Scalar s = scalar(node, key, "true or false");
+        if (s.type() != Type.BOOL) {
+            throw error(node, key + ": '" + s.value() + "' is not true or false");
         }
-        return Boolean.parseBoolean(s.getValue().toLowerCase(Locale.ROOT));
+        return Boolean.parseBoolean(s.value().toLowerCase(Locale.ROOT));
     }
 
-    private String choice(Node node, String key, List<String> values) throws LayoutException {
-        ScalarNode s = scalar(node, key, String.join(" or ", values));
-        String v = s.getValue().trim();
+    private String choice(YamlNode node, String key, List<String> values) throws LayoutException {
+        Scalar s = scalar(node, key, String.join(" or ", values));
+        String v = s.value().trim();
         for (String value : values) {
             if (value.equalsIgnoreCase(v)) {
                 return value;
@@ -327,24 +345,23 @@ public final class LayoutFile {
                         + "; expected " + String.join(", ", values));
     }
 
-    private Duration duration(Node node, String key) throws LayoutException {
-        ScalarNode s = scalar(node, key, "a duration such as 1 s");
+    private Duration duration(YamlNode node, String key) throws LayoutException {
+        Scalar s = scalar(node, key, "a duration such as 1 s");
         try {
-            return Quantities.duration(key, s.getValue());
+            return Quantities.duration(key, s.value());
         } catch (IllegalArgumentException e) {
             throw error(node, e.getMessage());
         }
     }
 
-    private List<String> packages(Node node) throws LayoutException {
-        if (!(node instanceof SequenceNode seq)) {
+    private List<String> packages(YamlNode node) throws LayoutException {
+        if (!(node instanceof Sequence seq)) {
             throw error(node, "intercept.packages is not a list (expected e.g. [ai.djl, ai.onnxruntime])");
         }
         List<String> out = new ArrayList<>();
-        for (Node item : seq.getValue()) {
-            String p = scalar(item, "intercept.packages", "a package name")
-                    .getValue()
-                    .trim();
+        for (YamlNode item : seq.items()) {
+            String p =
+                    scalar(item, "intercept.packages", "a package name").value().trim();
             if (!isPackageName(p)) {
                 throw error(item, "intercept.packages: '" + p + "' is not a Java package name");
             }
@@ -409,8 +426,8 @@ public final class LayoutFile {
     }
 
     /** A file name pattern ({@code %p}, {@code %t}), or {@code none} (null). */
-    private String fileName(Node node, String key, String example) throws LayoutException {
-        String f = scalar(node, key, "a file name, or none").getValue();
+    private String fileName(YamlNode node, String key, String example) throws LayoutException {
+        String f = scalar(node, key, "a file name, or none").value();
         String rule = fileNameRule(f, key, example);
         if (rule != null) {
             throw error(node, rule);
@@ -436,7 +453,7 @@ public final class LayoutFile {
         return null;
     }
 
-    private LayoutException error(Node node, String rule) {
-        return new LayoutException(source, node == null ? 0 : YamlNodes.line(node), rule);
+    private LayoutException error(YamlNode node, String rule) {
+        return new LayoutException(source, node == null ? 0 : node.line(), rule);
     }
 }

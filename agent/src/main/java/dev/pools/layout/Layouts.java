@@ -7,6 +7,7 @@ import dev.pools.memory.Sizes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 
 /**
  * Turns a {@link MemoryPoolLayout} into the pools it means (docs/POOLS.md §6 and §8): validates it,
@@ -42,6 +43,15 @@ public final class Layouts {
      * {@code max_page_size} of a preset.
      */
     public static List<PoolSpec> compile(MemoryPoolLayout layout, long defaultMaxPageSize) throws LayoutException {
+        return compile(layout, () -> defaultMaxPageSize);
+    }
+
+    /**
+     * The same, with the default asked for only by a preset without {@code max_page_size}: reading the
+     * JDK's direct memory limit costs {@code premain} milliseconds on recent JDKs.
+     */
+    public static List<PoolSpec> compile(MemoryPoolLayout layout, LongSupplier defaultMaxPageSize)
+            throws LayoutException {
         if (layout instanceof MemoryPoolLayout.Sliced sliced) {
             return sliced(sliced.pools());
         }
@@ -60,9 +70,9 @@ public final class Layouts {
         throw new LayoutException("unknown layout " + layout);
     }
 
-    private static long maxPageSize(OptionalLong given, long fallback) throws LayoutException {
+    private static long maxPageSize(OptionalLong given, LongSupplier fallback) throws LayoutException {
         if (given.isEmpty()) {
-            return fallback;
+            return fallback.getAsLong();
         }
         long p = given.getAsLong();
         if (p < MIN_MAX_PAGE_SIZE || p > Sizes.MAX_PAGE) {

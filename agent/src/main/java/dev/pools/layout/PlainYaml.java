@@ -1,25 +1,20 @@
 package dev.pools.layout;
 
+import dev.pools.layout.YamlNode.Entry;
+import dev.pools.layout.YamlNode.Mapping;
+import dev.pools.layout.YamlNode.Scalar;
+import dev.pools.layout.YamlNode.Sequence;
+import dev.pools.layout.YamlNode.Type;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import org.snakeyaml.engine.v2.common.FlowStyle;
-import org.snakeyaml.engine.v2.common.ScalarStyle;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.nodes.MappingNode;
-import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
-import org.snakeyaml.engine.v2.nodes.ScalarNode;
-import org.snakeyaml.engine.v2.nodes.SequenceNode;
-import org.snakeyaml.engine.v2.nodes.Tag;
 
 /**
  * The plain shape every layout file of this project's documentation and of {@code suggest} has,
  * read without SnakeYAML Engine's parser, whose first use cost {@code premain} 60 to 90 ms: block
  * mappings and block lists, lists of plain scalars in brackets, plain scalars, comments.
  *
- * <p>{@link #read} returns the nodes SnakeYAML would build from the text (the same kinds, values,
- * implicit tags of its JSON schema, and lines), or null for any text outside that shape, which
+ * <p>{@link #read} returns the nodes SnakeYAML would give the schema (the same kinds, values, types
+ * of its JSON schema, and lines), or null for any text outside that shape, which
  * {@link YamlNodes} then reads in full. It only ever accepts text that SnakeYAML reads to the same
  * nodes; anything it is not sure of (quotes, anchors, tags, flow mappings, multi-line scalars,
  * tabs, non-ASCII characters, a second document, an unusual indentation) is left to SnakeYAML,
@@ -28,15 +23,12 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  */
 final class PlainYaml {
 
-    private static final int[] NO_BUFFER = new int[0];
-
     /** Characters that, first in a scalar, start YAML syntax this reader leaves to SnakeYAML. */
     private static final String UNSURE_FIRST = "'\"&*!|>%@`{}[],?$#:";
 
     /** Characters it leaves to SnakeYAML anywhere in a scalar (indicators in brackets, quotes, escapes). */
     private static final String UNSURE = "'\"`{}[],:\\";
 
-    private final String source;
     private final List<Line> lines = new ArrayList<>();
     private int next;
 
@@ -50,19 +42,17 @@ final class PlainYaml {
         }
     }
 
-    private PlainYaml(String source) {
-        this.source = source;
-    }
+    private PlainYaml() {}
 
     /** The document's root, a mapping; null when the text is not of the plain shape. */
-    static Node read(String source, String text) {
-        PlainYaml y = new PlainYaml(source);
+    static YamlNode read(String text) {
+        PlainYaml y = new PlainYaml();
         try {
             y.split(text);
             if (y.lines.isEmpty() || y.lines.get(0).indent != 0 || isItem(y.lines.get(0).text)) {
                 return null;
             }
-            Node root = y.mapping(0, y.take());
+            YamlNode root = y.mapping(0, y.take());
             return y.next == y.lines.size() ? root : null;
         } catch (NotPlain e) {
             return null;
@@ -132,17 +122,17 @@ final class PlainYaml {
     }
 
     /** A block mapping whose keys start at {@code indent}; {@code first} is its first entry, already taken. */
-    private Node mapping(int indent, Line first) throws NotPlain {
-        List<NodeTuple> tuples = new ArrayList<>();
+    private YamlNode mapping(int indent, Line first) throws NotPlain {
+        List<Entry> entries = new ArrayList<>();
         Line line = first;
         while (true) {
             String text = line.text;
             int colon = keyEnd(text);
-            ScalarNode key = scalar(text.substring(0, colon), line.number, indent);
+            Scalar key = scalar(text.substring(0, colon), line.number);
             String rest = text.substring(colon + 1).stripLeading();
-            Node value;
+            YamlNode value;
             if (!rest.isEmpty()) {
-                value = value(rest, line.number, indent + text.length() - rest.length());
+                value = value(rest, line.number);
                 Line after = peek();
                 if (after != null && after.indent > indent) {
                     throw new NotPlain(); // a multi-line scalar, or an error
@@ -150,7 +140,7 @@ final class PlainYaml {
             } else {
                 value = blockValue(indent, line);
             }
-            tuples.add(new NodeTuple(key, value));
+            entries.add(new Entry(key, value));
             Line after = peek();
             if (after == null || after.indent < indent) {
                 break;
@@ -160,12 +150,11 @@ final class PlainYaml {
             }
             line = take();
         }
-        Optional<Mark> mark = mark(first.number, indent);
-        return new MappingNode(Tag.MAP, true, tuples, FlowStyle.BLOCK, mark, mark);
+        return new Mapping(entries, first.number + 1);
     }
 
     /** What follows {@code key:} at the end of a line: a nested block, a list at the key's own indent, or nothing. */
-    private Node blockValue(int indent, Line keyLine) throws NotPlain {
+    private YamlNode blockValue(int indent, Line keyLine) throws NotPlain {
         Line after = peek();
         if (after != null && after.indent > indent) {
             take();
@@ -180,8 +169,8 @@ final class PlainYaml {
     }
 
     /** A block list whose dashes are at {@code indent}; {@code first} is its first item, already taken. */
-    private Node sequence(int indent, Line first) throws NotPlain {
-        List<Node> items = new ArrayList<>();
+    private YamlNode sequence(int indent, Line first) throws NotPlain {
+        List<YamlNode> items = new ArrayList<>();
         Line line = first;
         while (true) {
             if (line.text.equals("-")) {
@@ -195,7 +184,7 @@ final class PlainYaml {
             if (hasKey(rest)) {
                 items.add(mapping(column, new Line(line.number, column, rest)));
             } else {
-                items.add(value(rest, line.number, column));
+                items.add(value(rest, line.number));
                 Line after = peek();
                 if (after != null && after.indent > indent) {
                     throw new NotPlain();
@@ -210,8 +199,7 @@ final class PlainYaml {
             }
             line = take();
         }
-        Optional<Mark> mark = mark(first.number, indent);
-        return new SequenceNode(Tag.SEQ, true, items, FlowStyle.BLOCK, mark, mark);
+        return new Sequence(items, first.number + 1);
     }
 
     /** Whether the text starts with {@code key:} followed by a space or the end of the line. */
@@ -240,14 +228,14 @@ final class PlainYaml {
     }
 
     /** A value on the key's or the dash's line: a bracketed list of plain scalars, or a plain scalar. */
-    private Node value(String text, int number, int column) throws NotPlain {
+    private YamlNode value(String text, int number) throws NotPlain {
         if (text.charAt(0) != '[') {
-            return scalar(text, number, column);
+            return scalar(text, number);
         }
         if (!text.endsWith("]")) {
             throw new NotPlain();
         }
-        List<Node> items = new ArrayList<>();
+        List<YamlNode> items = new ArrayList<>();
         String inside = text.substring(1, text.length() - 1);
         if (!inside.isBlank()) {
             int start = 0;
@@ -259,20 +247,18 @@ final class PlainYaml {
                 if (trimmed.isEmpty()) {
                     throw new NotPlain();
                 }
-                int at = column + 1 + start + item.indexOf(trimmed.charAt(0));
-                items.add(scalar(trimmed, number, at));
+                items.add(scalar(trimmed, number));
                 if (comma < 0) {
                     break;
                 }
                 start = comma + 1;
             }
         }
-        Optional<Mark> mark = mark(number, column);
-        return new SequenceNode(Tag.SEQ, true, items, FlowStyle.FLOW, mark, mark);
+        return new Sequence(items, number + 1);
     }
 
-    /** A plain scalar with its implicit tag; anything a plain scalar might not read back as itself is refused. */
-    private ScalarNode scalar(String text, int number, int column) throws NotPlain {
+    /** A plain scalar with its implicit type; anything a plain scalar might not read back as itself is refused. */
+    private static Scalar scalar(String text, int number) throws NotPlain {
         if (text.isEmpty()
                 || text.charAt(0) == '-' && (text.length() == 1 || text.charAt(1) == ' ')
                 || UNSURE_FIRST.indexOf(text.charAt(0)) >= 0) {
@@ -283,24 +269,23 @@ final class PlainYaml {
                 throw new NotPlain();
             }
         }
-        Optional<Mark> mark = mark(number, column);
-        return new ScalarNode(tag(text), true, text, ScalarStyle.PLAIN, mark, mark);
+        return new Scalar(text, type(text), number + 1);
     }
 
-    /** The implicit tag SnakeYAML Engine's JSON schema gives a plain scalar (none starts with '$' here: no environment tag). */
-    static Tag tag(String v) {
+    /** The implicit type SnakeYAML Engine's JSON schema gives a plain scalar (none starts with '$' here: no environment tag). */
+    static Type type(String v) {
         if (v.equals("true") || v.equals("false")) {
-            return Tag.BOOL;
+            return Type.BOOL;
         }
         if (v.equals("null")) {
-            return Tag.NULL;
+            return Type.NULL;
         }
         int i = v.startsWith("-") ? 1 : 0;
         int digits = digits(v, i);
         if (digits > 0 && (v.charAt(i) != '0' || digits == 1)) {
             int at = i + digits;
             if (at == v.length()) {
-                return Tag.INT;
+                return Type.INT;
             }
             if (v.charAt(at) == '.') {
                 at += 1 + digits(v, at + 1);
@@ -311,13 +296,13 @@ final class PlainYaml {
                 at = exponent == 0 ? -1 : at + 1 + sign + exponent;
             }
             if (at == v.length()) {
-                return Tag.FLOAT;
+                return Type.FLOAT;
             }
         }
         if (v.equals(".nan") || v.equals(".inf") || v.equals("-.inf")) {
-            return Tag.FLOAT;
+            return Type.FLOAT;
         }
-        return Tag.STR;
+        return Type.STR;
     }
 
     private static int digits(String v, int from) {
@@ -326,9 +311,5 @@ final class PlainYaml {
             i++;
         }
         return i - from;
-    }
-
-    private Optional<Mark> mark(int line, int column) {
-        return Optional.of(new Mark(source, 0, line, column, NO_BUFFER, 0));
     }
 }

@@ -1,5 +1,10 @@
 package dev.pools.layout;
 
+import dev.pools.layout.YamlNode.Entry;
+import dev.pools.layout.YamlNode.Mapping;
+import dev.pools.layout.YamlNode.Scalar;
+import dev.pools.layout.YamlNode.Sequence;
+import dev.pools.layout.YamlNode.Type;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,17 +25,12 @@ import org.snakeyaml.engine.v2.events.SequenceEndEvent;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
-import org.snakeyaml.engine.v2.nodes.MappingNode;
-import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
-import org.snakeyaml.engine.v2.nodes.ScalarNode;
-import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
 import org.snakeyaml.engine.v2.resolver.ScalarResolver;
 
 /**
- * The YAML side of a layout file: text to nodes that keep their lines, built from SnakeYAML
- * Engine's parser events. {@link LayoutFile} checks the nodes against the schema.
+ * The YAML side of a layout file: text to {@link YamlNode}s that keep their lines, built from
+ * SnakeYAML Engine's parser events. {@link LayoutFile} checks the nodes against the schema.
  */
 final class YamlNodes {
 
@@ -38,18 +38,8 @@ final class YamlNodes {
 
     private YamlNodes() {}
 
-    /**
-     * The document's root node; refused with its line when the YAML is broken or holds no document.
-     * A file of the plain shape {@code suggest} writes is read by {@link PlainYaml}, the rest by
-     * SnakeYAML Engine.
-     */
-    static Node compose(String source, String text) throws LayoutException {
-        Node plain = PlainYaml.read(source, text);
-        return plain != null ? plain : composeInFull(source, text);
-    }
-
     /** The document's root node as SnakeYAML Engine reads it. */
-    static Node composeInFull(String source, String text) throws LayoutException {
+    static YamlNode composeInFull(String source, String text) throws LayoutException {
         if (text.isBlank()) {
             throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
         }
@@ -57,7 +47,7 @@ final class YamlNodes {
                 .setLabel(source)
                 .setCodePointLimit(1 << 20)
                 .build();
-        Node root;
+        YamlNode root;
         try {
             root = build(
                     source,
@@ -70,7 +60,7 @@ final class YamlNodes {
         } catch (YamlEngineException e) {
             throw new LayoutException(source, 0, "YAML syntax: " + oneLine(e.getMessage()));
         }
-        if (root == null || isNull(root)) {
+        if (root == null || YamlNode.isNull(root)) {
             throw new LayoutException(source, 0, "the file is empty (expected a layout, e.g. 'layout: sub-slices')");
         }
         return root;
@@ -79,7 +69,7 @@ final class YamlNodes {
     /** A collection whose end event has not come yet. */
     private static final class Open {
         final CollectionStartEvent start;
-        final List<Node> items = new ArrayList<>();
+        final List<YamlNode> items = new ArrayList<>();
 
         Open(CollectionStartEvent start) {
             this.start = start;
@@ -91,15 +81,16 @@ final class YamlNodes {
      * (implicit tags resolved by the schema, anchors and aliases), but without the composer: its
      * first use cost {@code premain} about 9 ms. Returns null for a stream without a document.
      */
-    private static Node build(String source, Iterator<Event> events, ScalarResolver resolver) throws LayoutException {
-        Map<Anchor, Node> anchors = new HashMap<>();
+    private static YamlNode build(String source, Iterator<Event> events, ScalarResolver resolver)
+            throws LayoutException {
+        Map<Anchor, YamlNode> anchors = new HashMap<>();
         ArrayDeque<Open> open = new ArrayDeque<>();
-        Node root = null;
+        YamlNode root = null;
         int documents = 0;
         int collectionAliases = 0;
         while (events.hasNext()) {
             Event e = events.next();
-            Node done;
+            YamlNode done;
             Optional<Anchor> anchor = Optional.empty();
             if (e instanceof DocumentStartEvent) {
                 if (++documents > 1) {
@@ -114,15 +105,14 @@ final class YamlNodes {
                 continue;
             } else if (e instanceof ScalarEvent s) {
                 Tag tag = explicitTag(s.getTag());
-                done = new ScalarNode(
-                        tag == null
-                                ? resolver.resolve(s.getValue(), s.getImplicit().canOmitTagInPlainScalar())
-                                : tag,
-                        tag == null,
+                done = new Scalar(
                         s.getValue(),
-                        s.getScalarStyle(),
-                        s.getStartMark(),
-                        s.getEndMark());
+                        type(
+                                tag == null
+                                        ? resolver.resolve(
+                                                s.getValue(), s.getImplicit().canOmitTagInPlainScalar())
+                                        : tag),
+                        line(s.getStartMark()));
                 anchor = s.getAnchor();
             } else if (e instanceof AliasEvent a) {
                 done = anchors.get(a.getAlias());
@@ -130,7 +120,7 @@ final class YamlNodes {
                     throw new LayoutException(
                             source, line(e.getStartMark()), "YAML syntax: found undefined alias *" + a.getAlias());
                 }
-                if (!(done instanceof ScalarNode) && ++collectionAliases > MAX_COLLECTION_ALIASES) {
+                if (!(done instanceof Scalar) && ++collectionAliases > MAX_COLLECTION_ALIASES) {
                     throw new LayoutException(
                             source,
                             line(e.getStartMark()),
@@ -138,27 +128,15 @@ final class YamlNodes {
                 }
             } else if (e instanceof SequenceEndEvent || e instanceof MappingEndEvent) {
                 Open o = open.pop();
-                Tag tag = explicitTag(o.start.getTag());
+                int line = line(o.start.getStartMark());
                 if (e instanceof SequenceEndEvent) {
-                    done = new SequenceNode(
-                            tag == null ? Tag.SEQ : tag,
-                            tag == null,
-                            o.items,
-                            o.start.getFlowStyle(),
-                            o.start.getStartMark(),
-                            e.getEndMark());
+                    done = new Sequence(o.items, line);
                 } else {
-                    List<NodeTuple> tuples = new ArrayList<>(o.items.size() / 2);
+                    List<Entry> entries = new ArrayList<>(o.items.size() / 2);
                     for (int i = 0; i + 1 < o.items.size(); i += 2) {
-                        tuples.add(new NodeTuple(o.items.get(i), o.items.get(i + 1)));
+                        entries.add(new Entry(o.items.get(i), o.items.get(i + 1)));
                     }
-                    done = new MappingNode(
-                            tag == null ? Tag.MAP : tag,
-                            tag == null,
-                            tuples,
-                            o.start.getFlowStyle(),
-                            o.start.getStartMark(),
-                            e.getEndMark());
+                    done = new Mapping(entries, line);
                 }
                 anchor = o.start.getAnchor();
             } else {
@@ -185,12 +163,21 @@ final class YamlNodes {
         return s.replace("\t", "\\t").replaceAll("\\s*\\n\\s*", " ").trim();
     }
 
-    static boolean isNull(Node node) {
-        return node instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
-    }
-
-    static int line(Node node) {
-        return line(node.getStartMark());
+    /** A scalar's tag as the schema's type. */
+    private static Type type(Tag tag) {
+        if (tag.equals(Tag.STR)) {
+            return Type.STR;
+        }
+        if (tag.equals(Tag.INT)) {
+            return Type.INT;
+        }
+        if (tag.equals(Tag.FLOAT)) {
+            return Type.FLOAT;
+        }
+        if (tag.equals(Tag.BOOL)) {
+            return Type.BOOL;
+        }
+        return tag.equals(Tag.NULL) ? Type.NULL : Type.OTHER;
     }
 
     /** The 1-based line of a mark, 0 without one (no lambdas: this runs in premain, where the first costs milliseconds). */

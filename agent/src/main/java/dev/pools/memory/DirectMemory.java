@@ -14,6 +14,7 @@ public final class DirectMemory {
 
     /** The limit in bytes; reflection, not a method handle, for the same reason as above. */
     public static long limit() {
+        JdkInternals.open();
         try {
             return (long) Class.forName("jdk.internal.misc.VM")
                     .getMethod("maxDirectMemory")

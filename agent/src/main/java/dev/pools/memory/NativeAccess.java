@@ -84,6 +84,10 @@ final class NativeAccess {
         AtomicLong directReserved = null;
         Throwable failure = null;
         try {
+            JdkInternals.open(); // done already by DIRECT_MAX's initialiser; said again for the reader
+            if (JdkInternals.openFailure() != null) {
+                throw JdkInternals.openFailure();
+            }
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             Class<?> dbb = Class.forName("java.nio.DirectByteBuffer");
             MethodHandles.Lookup nio = MethodHandles.privateLookupIn(dbb, lookup);

@@ -83,6 +83,43 @@ class AgentStartupIT {
         assertEquals("", r.err(), "a good start says nothing");
     }
 
+    /**
+     * Start-up time: a file of the plain shape (what {@code suggest} writes) is read without loading
+     * any class of SnakeYAML Engine, whose node classes alone cost {@code premain} milliseconds.
+     */
+    @Test
+    void a_plain_layout_file_is_read_without_snakeyaml() throws Exception {
+        write(
+                "layout.yaml",
+                """
+                layout: sliced
+                pools:
+                  - page_size: 1 MiB    # 1048576 B
+                    max_slice: 64 KiB
+                    pages: 2
+                intercept:
+                  packages: [it.host]
+                release: gc
+                report:
+                  file: none
+                """);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xlog:class+load=info:file=classes.txt"),
+                ApiApp.class,
+                "reports");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of("main ran", "report 1048576 0 0 0"), r.out().lines().toList());
+        List<String> loaded = Files.readAllLines(dir.resolve("classes.txt"));
+        assertTrue(
+                loaded.stream().anyMatch(l -> l.contains(" dev.pools.layout.PlainYaml ")), "read by the plain reader");
+        assertEquals(
+                List.of(),
+                loaded.stream().filter(l -> l.contains("snakeyaml")).toList(),
+                "no class of SnakeYAML Engine is loaded");
+    }
+
     @Test
     void without_an_argument_the_agent_runs_the_host_default() throws Exception {
         Forked.Result r =

@@ -1,11 +1,14 @@
 package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -50,5 +53,32 @@ class JdkInternalsTest {
         assertEquals(
                 JdkInternals.EXPORTED.stream().map(p -> "java.base/" + p).toList(),
                 List.of(exports.group(1).trim().split("\\s+")));
+    }
+
+    /**
+     * The agent hands over how to open the packages in {@code premain}; they are opened by the first
+     * thing that reaches them, once, and a failure is kept for the pools to name.
+     */
+    @Test
+    void the_packages_are_opened_once_by_the_first_that_reaches_them() {
+        assertNull(NativeAccess.failure(), "this JVM runs with the flags"); // initialised before the opener below
+        AtomicInteger runs = new AtomicInteger();
+        JdkInternals.openWith(runs::incrementAndGet);
+        assertEquals(0, runs.get(), "not opened when handed over");
+        JdkInternals.open();
+        JdkInternals.open();
+        assertEquals(1, runs.get(), "opened once");
+        assertNull(JdkInternals.openFailure());
+
+        IllegalStateException refused = new IllegalStateException("refused");
+        JdkInternals.openWith(() -> {
+            throw refused;
+        });
+        JdkInternals.open();
+        assertSame(refused, JdkInternals.openFailure(), "the failure is kept");
+        JdkInternals.openWith(runs::incrementAndGet);
+        assertNull(JdkInternals.openFailure(), "a new way forgets the old failure");
+        JdkInternals.open();
+        assertEquals(2, runs.get());
     }
 }

@@ -64,6 +64,11 @@ public final class HostTransformer implements ClassFileTransformer {
         return new HostTransformer(packages, sites, hostClasses, releaseAtClose, true);
     }
 
+    /** Loads and runs the rewriting code once, off the main thread, before the host's classes need it. */
+    public static boolean warmUp() {
+        return CallSiteRewriter.warmUp();
+    }
+
     /** Whether a class (internal or binary name) is in an intercepted package, and not the agent's own. */
     public boolean intercepts(String className) {
         String internal = className.replace('.', '/');

@@ -111,4 +111,10 @@ class CallSiteRewriterTest {
         // The JDK calls allocateDirect from sun.nio.ch and elsewhere: a corpus of real class files.
         assertTrue(substituted >= 3, "call sites found in the JDK: " + substituted + " in " + callers.keySet());
     }
+
+    /** The start-up warm-up rewrites the class it makes: ASM's classes are then loaded off the main thread. */
+    @Test
+    void the_warm_up_substitutes_its_own_call() {
+        assertTrue(CallSiteRewriter.warmUp());
+    }
 }

@@ -183,11 +183,6 @@ public final class PoolsAgent {
     }
 
     private static void startInBackground(PoolsRuntime runtime, Instrumentation inst) {
-        try {
-            HostTransformer.warmUp();
-        } catch (Throwable t) {
-            // Nothing lost: the first host class loads what it needs itself.
-        }
         Throwable missing = PoolAllocator.unavailableBecause();
         if (missing != null) {
             Log.once(

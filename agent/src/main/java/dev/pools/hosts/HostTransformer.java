@@ -24,6 +24,7 @@ public final class HostTransformer implements ClassFileTransformer {
     private final List<HostClass> hostClasses;
     private final boolean releaseAtClose;
     private final boolean onlyRetransforms;
+    private volatile boolean warming;
 
     /**
      * @param packages       Java package names; their classes and those of their sub-packages are instrumented
@@ -64,11 +65,6 @@ public final class HostTransformer implements ClassFileTransformer {
         return new HostTransformer(packages, sites, hostClasses, releaseAtClose, true);
     }
 
-    /** Loads and runs the rewriting code once, off the main thread, before the host's classes need it. */
-    public static boolean warmUp() {
-        return CallSiteRewriter.warmUp();
-    }
-
     /** Whether a class (internal or binary name) is in an intercepted package, and not the agent's own. */
     public boolean intercepts(String className) {
         String internal = className.replace('.', '/');
@@ -89,6 +85,9 @@ public final class HostTransformer implements ClassFileTransformer {
         if (className == null || (onlyRetransforms && redefined == null) || !intercepts(className)) {
             return null;
         }
+        if (!warming) {
+            warmUp();
+        }
         byte[] out = classFile;
         try {
             if (CallSiteRewriter.mayCall(out)) {
@@ -104,6 +103,43 @@ public final class HostTransformer implements ClassFileTransformer {
             out = addHooks(className, out);
         }
         return out == classFile ? null : out;
+    }
+
+    /**
+     * At the first class of an intercepted package: rewrites a class of its own on a thread of its own,
+     * so that ASM's classes are loaded and resolved off the loading thread before the host's first
+     * class with a call needs them (DJL loads dozens of its classes before that one). A JVM that never
+     * loads a host class never pays for it.
+     */
+    private synchronized void warmUp() {
+        if (warming) {
+            return;
+        }
+        warming = true;
+        Thread t = new WarmUp();
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Whether the warm-up has started (tests). */
+    boolean warming() {
+        return warming;
+    }
+
+    /** A named class, not a lambda: the first lambda of a JVM costs milliseconds. */
+    private static final class WarmUp extends Thread {
+        WarmUp() {
+            super("pools-warm-up");
+        }
+
+        @Override
+        public void run() {
+            try {
+                CallSiteRewriter.warmUp();
+            } catch (Throwable t) {
+                // Nothing lost: the first class with a call loads what it needs itself.
+            }
+        }
     }
 
     private byte[] addHooks(String className, byte[] classFile) {

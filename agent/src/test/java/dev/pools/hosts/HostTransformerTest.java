@@ -59,4 +59,15 @@ class HostTransformerTest {
                 new String(out, java.nio.charset.StandardCharsets.ISO_8859_1).contains("OnnxTensorHooks"),
                 "but no hook is added");
     }
+
+    /** The rewriting code is warmed up at the first class of an intercepted package, never before. */
+    @Test
+    void the_warm_up_starts_with_the_first_intercepted_class() throws Exception {
+        HostTransformer t = new HostTransformer(List.of("it.host"), new CallSites(), List.of(), false);
+        assertNull(t.transform(null, "java/lang/Object", null, null, classFile(Object.class)));
+        assertNull(t.transform(null, "dev/pools/memory/PoolAllocator", null, null, classFile(PoolAllocator.class)));
+        assertFalse(t.warming(), "no host class yet");
+        t.transform(null, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
+        assertTrue(t.warming());
+    }
 }

@@ -3,6 +3,7 @@
 
     bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
     bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
+    bench.py b4-first [runs]  the sample app's first result only, unrecorded, with the ratio of each round
     bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
     bench.py cost [seconds]  the recording's own cost: SteadyWorkload with and without it, side by side
     bench.py b6 [runs]    services of 4 request threads (DJL PyTorch, ONNX Runtime) with and without the agent
@@ -196,6 +197,34 @@ def b4(runs):
                 "sample_first_result_s": {k: summary(v) for k, v in first.items()}})
 
 
+def b4_first(runs):
+    """The sample app's first result only, unrecorded: no agent, the empty agent, pools.jar (capped.yaml,
+    report.file: none), alternated; also the ratio of each round, whose variants run one after the other
+    (the machine's slow spells move a round's variants together, not the medians of a whole run)."""
+    fresh_work()
+    capped = ROOT / "sample-app/layouts/capped.yaml"
+    (WORK / "unrecorded.yaml").write_text(capped.read_text().replace("  file: capped.jfr", "  file: none"))
+    sample = {
+        "sample app, no agent": [JAVA] + DJL + ["-jar", str(APP)],
+        "sample app, empty agent": [JAVA, f"-javaagent:{BENCH / 'benchmarks-empty-agent.jar'}"] + DJL + ["-jar", str(APP)],
+        "sample app, pools.jar (capped.yaml, report.file: none)":
+            [JAVA, f"-javaagent:{POOLS}={WORK / 'unrecorded.yaml'}"] + DJL + ["-jar", str(APP)],
+    }
+    run(sample["sample app, no agent"])
+    first = {k: [] for k in sample}
+    for i in range(runs):
+        for name, cmd in sample.items():
+            first[name].append(run(cmd, first_line="inference before training", stop_at_first=True)[1])
+    table("B4: sample app, time to its first result", list(first.items()), "s", "sample app, no agent")
+    none = first["sample app, no agent"]
+    print("  ratio of each round to the run without the agent: median (quartiles)")
+    for name, values in first.items():
+        r = [a / b for a, b in zip(values, none)]
+        q = statistics.quantiles(r, n=4)
+        print(f"  {name:52} {statistics.median(r):7.3f} ({q[0]:.3f} to {q[2]:.3f})")
+    save("b4-first", {"sample_first_result_s": {k: summary(v) for k, v in first.items()}})
+
+
 def record(name, seconds, period_ms):
     layout = WORK / f"{name}.yaml"
     layout.write_text(f"""layout: sliced
@@ -333,6 +362,8 @@ if __name__ == "__main__":
         b3(n)
     elif what == "b4":
         b4(n)
+    elif what == "b4-first":
+        b4_first(n)
     elif what == "b5":
         b5(n, Path(sys.argv[3]) if len(sys.argv) > 3 else None)
     elif what == "b6":

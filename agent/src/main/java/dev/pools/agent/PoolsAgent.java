@@ -19,9 +19,10 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * {@code -javaagent:pools.jar[=layout.yaml]}: reads the layout, opens the JDK internals the pools
- * need, builds the pools, instruments the host frameworks, and starts the recording off the main
- * thread. Start-up does only what {@code main} needs before it runs; the recording and the MBean
+ * {@code -javaagent:pools.jar[=layout.yaml]}: reads the layout, builds the pools, instruments the
+ * host frameworks, and starts the recording off the main thread. Start-up does only what {@code
+ * main} needs before it runs: the JDK internals the pools need are opened by whatever first
+ * reaches them (the background start, or the first allocation), and the recording and the MBean
  * come up in the background.
  *
  * <p>A layout file that cannot be honoured stops the JVM before {@code main} with one line and exit

@@ -4,7 +4,7 @@ package dev.pools.memory;
  * The JDK's direct memory limit ({@code -XX:MaxDirectMemorySize}, or the heap's maximum by default).
  *
  * <p>A class of its own so that reading the limit in {@code premain} does not initialise
- * {@link NativeAccess}, whose method handles cost a JVM some 15 ms to resolve the first time; they
+ * {@link NativeAccess}, whose internals cost a JVM some milliseconds to resolve the first time; they
  * are resolved off the main thread, when the agent's background start checks them, or at the first
  * allocation.
  */
@@ -12,7 +12,7 @@ public final class DirectMemory {
 
     private DirectMemory() {}
 
-    /** The limit in bytes; reflection, not a method handle, for the same reason as above. */
+    /** The limit in bytes. */
     public static long limit() {
         JdkInternals.open();
         try {

@@ -1,26 +1,25 @@
 package dev.pools.memory;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The few JDK internals the pools stand on, resolved once into method handles.
+ * The few JDK internals the pools stand on, found once by reflection and called as plain bytecode
+ * ({@link InternalCalls}).
  *
  * <p>Why each one is needed:
  * <ul>
  *   <li><b>A buffer over an address, with an attachment.</b> A handed-out slice must be a root of
  *       its own: every view of it ({@code asFloatBuffer()}, {@code duplicate()}, {@code slice()})
- *       must keep the slice reserved. {@code DirectByteBuffer(long, int, Object, segment)} makes a
- *       buffer whose views all hold its attachment, so a phantom reference on the attachment fires
- *       only once the buffer and every view of it are unreachable. The constructor is private to
- *       {@code java.nio}; its last parameter's type differs between releases, so it is found by
- *       shape.</li>
+ *       must keep the slice reserved. {@code JavaNioAccess.newDirectByteBuffer(long, int, Object, segment)}
+ *       makes a buffer whose views all hold its attachment, so a phantom reference on the attachment
+ *       fires only once the buffer and every view of it are unreachable. Its last parameter's type
+ *       differs between releases, so it is found by shape.</li>
  *   <li><b>The attachment and address of any direct buffer or view</b>, through
  *       {@code sun.nio.ch.DirectBuffer}, for an explicit release of a buffer or of one of its views.</li>
  *   <li><b>{@code jdk.internal.misc.Unsafe}</b> to zero and poison memory and to free pages now
@@ -28,8 +27,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       JDK 24 and later; the internal class does not).</li>
  * </ul>
  *
- * <p>These need {@code java.nio} opened and {@code jdk.internal.misc} and {@code sun.nio.ch} exported
- * to this class's module ({@code jdk.internal.access} too, to wait for reference processing). The agent does that itself with {@code Instrumentation.redefineModule};
+ * <p>These need {@code jdk.internal.misc}, {@code jdk.internal.access} and {@code sun.nio.ch} exported
+ * to this class's module ({@code jdk.internal.ref} too for pages, and {@code java.nio} opened to read
+ * the JDK's count of reserved direct memory). The agent does that itself with
+ * {@code Instrumentation.redefineModule};
  * tests pass the equivalent command-line flags. When they are missing, {@link #failure()} says why
  * and the pools stay off.
  *
@@ -48,161 +49,131 @@ final class NativeAccess {
     /** Alignment of every slice address and effective size (docs/POOLS.md §1: a cache line). */
     static final int ALIGNMENT = 64;
 
-    private static final MethodHandle NEW_BUFFER; // (long address, int capacity, Object attachment) ByteBuffer
-    private static final MethodHandle ATTACHMENT; // (Object directBuffer) Object
-    private static final MethodHandle ADDRESS; // (Object directBuffer) long
-    private static final MethodHandle SET_MEMORY; // (long address, long bytes, byte value) void
-    private static final MethodHandle
-            PUT_LONG; // (long address, long value) void: an intrinsic, unlike setMemory on JDK 17
-    private static final MethodHandle FREE_BUFFER; // (ByteBuffer page) void
-    private static final MethodHandle MALLOC; // (long bytes) long: Unsafe.allocateMemory, the C heap's malloc
-    private static final MethodHandle FREE; // (long address) void: Unsafe.freeMemory
+    /** The internals' methods as direct calls; null when any of the required ones is out of reach. */
+    private static final InternalCalls CALLS;
+
     private static final Class<?> DIRECT_BUFFER;
-    private static final MethodHandle WAIT_FOR_REFERENCES; // () boolean, may be null
-    // Pages allocated as allocateDirect does, without its zeroing; all null if any is out of reach.
-    private static final MethodHandle RESERVE; // (long size, long capacity) void: JavaNioAccess.reserveMemory
-    private static final MethodHandle UNRESERVE; // (long size, long capacity) void: JavaNioAccess.unreserveMemory
-    private static final MethodHandle NEW_CLEANER; // (Object referent, Runnable thunk) Object: the JDK's Cleaner.create
-    private static final MethodHandle CLEAN; // (Object cleaner) void: the JDK's internal Cleaner.clean
+    /** Whether {@code JavaLangRefAccess.waitForReferenceProcessing} is in reach. */
+    private static final boolean WAITS_FOR_REFERENCES;
+    /** Whether pages are allocated as allocateDirect does, without its zeroing: all four page hooks are in reach. */
+    private static final boolean PAGE_HOOKS;
+
     private static final AtomicLong DIRECT_RESERVED; // Bits.RESERVED_MEMORY, may be null
-    private static final long DIRECT_MAX = DirectMemory.limit();
+    private static final long DIRECT_MAX;
     private static final Throwable FAILURE;
     private static volatile String lastRefusal;
 
     static {
-        MethodHandle newBuffer = null;
-        MethodHandle attachment = null;
-        MethodHandle address = null;
-        MethodHandle setMemory = null;
-        MethodHandle putLong = null;
-        MethodHandle freeBuffer = null;
-        MethodHandle malloc = null;
-        MethodHandle free = null;
+        InternalCalls calls = null;
         Class<?> directBuffer = null;
-        MethodHandle waitForReferences = null;
-        MethodHandle[] pageHooks = null;
+        boolean waits = false;
+        boolean pageHooks = false;
         AtomicLong directReserved = null;
         Throwable failure = null;
         try {
-            JdkInternals.open(); // done already by DIRECT_MAX's initialiser; said again for the reader
+            JdkInternals.open();
             if (JdkInternals.openFailure() != null) {
                 throw JdkInternals.openFailure();
             }
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            Class<?> dbb = Class.forName("java.nio.DirectByteBuffer");
-            MethodHandles.Lookup nio = MethodHandles.privateLookupIn(dbb, lookup);
-            newBuffer = MethodHandles.insertArguments(
-                            nio.unreflectConstructor(attachingConstructor(dbb)), 3, (Object) null)
-                    .asType(MethodType.methodType(ByteBuffer.class, long.class, int.class, Object.class));
+            Map<String, Method> targets = new HashMap<>();
+            Map<Class<?>, Method> receivers = new HashMap<>();
+            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
+            Class<?> nioAccess = Class.forName("jdk.internal.access.JavaNioAccess");
+            receivers.put(nioAccess, secrets.getMethod("getJavaNioAccess"));
+            targets.put("newBuffer", attachingBuffer(nioAccess));
 
             directBuffer = Class.forName("sun.nio.ch.DirectBuffer");
-            attachment = lookup.findVirtual(directBuffer, "attachment", MethodType.methodType(Object.class))
-                    .asType(MethodType.methodType(Object.class, Object.class));
-            address = lookup.findVirtual(directBuffer, "address", MethodType.methodType(long.class))
-                    .asType(MethodType.methodType(long.class, Object.class));
+            targets.put("attachment", directBuffer.getMethod("attachment"));
+            targets.put("address", directBuffer.getMethod("address"));
 
-            Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
-            Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass))
-                    .invoke();
-            setMemory = lookup.findVirtual(
-                            unsafeClass,
-                            "setMemory",
-                            MethodType.methodType(void.class, long.class, long.class, byte.class))
-                    .bindTo(unsafe);
-            putLong = lookup.findVirtual(
-                            unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
-                    .bindTo(unsafe);
-            freeBuffer = lookup.findVirtual(
-                            unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
-                    .bindTo(unsafe);
-            malloc = lookup.findVirtual(unsafeClass, "allocateMemory", MethodType.methodType(long.class, long.class))
-                    .bindTo(unsafe);
-            free = lookup.findVirtual(unsafeClass, "freeMemory", MethodType.methodType(void.class, long.class))
-                    .bindTo(unsafe);
-            waitForReferences = referenceProcessingWaiter(lookup);
-            pageHooks = pageHooks(lookup);
+            Class<?> unsafe = Class.forName("jdk.internal.misc.Unsafe");
+            receivers.put(unsafe, unsafe.getMethod("getUnsafe"));
+            targets.put("setMemory", unsafe.getMethod("setMemory", long.class, long.class, byte.class));
+            targets.put("putLong", unsafe.getMethod("putLong", long.class, long.class));
+            targets.put("invokeCleaner", unsafe.getMethod("invokeCleaner", ByteBuffer.class));
+            targets.put("allocateMemory", unsafe.getMethod("allocateMemory", long.class));
+            targets.put("freeMemory", unsafe.getMethod("freeMemory", long.class));
+            targets.put("maxDirectMemory", Class.forName("jdk.internal.misc.VM").getMethod("maxDirectMemory"));
+
+            Map<String, Method> waiter = referenceWaiter(secrets, receivers);
+            Map<String, Method> hooks = pageHooks(nioAccess);
+            targets.putAll(waiter);
+            targets.putAll(hooks);
+            waits = !waiter.isEmpty();
+            pageHooks = !hooks.isEmpty();
+            calls = InternalCalls.compile(targets, receivers);
             directReserved = directReserved();
         } catch (Throwable t) {
+            calls = null;
             failure = t;
         }
-        WAIT_FOR_REFERENCES = waitForReferences;
-        RESERVE = pageHooks == null ? null : pageHooks[0];
-        UNRESERVE = pageHooks == null ? null : pageHooks[1];
-        NEW_CLEANER = pageHooks == null ? null : pageHooks[2];
-        CLEAN = pageHooks == null ? null : pageHooks[3];
-        DIRECT_RESERVED = directReserved;
-        NEW_BUFFER = newBuffer;
-        ATTACHMENT = attachment;
-        ADDRESS = address;
-        SET_MEMORY = setMemory;
-        PUT_LONG = putLong;
-        FREE_BUFFER = freeBuffer;
-        MALLOC = malloc;
-        FREE = free;
+        CALLS = calls;
+        DIRECT_MAX = calls != null ? calls.maxDirectMemory() : DirectMemory.limit();
         DIRECT_BUFFER = directBuffer;
+        WAITS_FOR_REFERENCES = waits;
+        PAGE_HOOKS = pageHooks;
+        DIRECT_RESERVED = directReserved;
         FAILURE = failure;
     }
 
     private NativeAccess() {}
 
-    /** {@code DirectByteBuffer(long address, int capacity, Object attachment, <segment>)}, whatever the segment type. */
-    private static Constructor<?> attachingConstructor(Class<?> dbb) throws NoSuchMethodException {
-        for (Constructor<?> c : dbb.getDeclaredConstructors()) {
-            Class<?>[] p = c.getParameterTypes();
-            if (p.length == 4
-                    && p[0] == long.class
-                    && p[1] == int.class
-                    && p[2] == Object.class
-                    && !p[3].isPrimitive()) {
-                return c;
-            }
-        }
-        throw new NoSuchMethodException("java.nio.DirectByteBuffer(long, int, Object, segment)");
-    }
-
-    /** {@code SharedSecrets.getJavaLangRefAccess()::waitForReferenceProcessing}, as the JDK's own direct memory uses it; null if out of reach. */
-    private static MethodHandle referenceProcessingWaiter(MethodHandles.Lookup lookup) {
+    /**
+     * {@code SharedSecrets.getJavaLangRefAccess()::waitForReferenceProcessing}, as the JDK's own
+     * direct memory uses it, with its receiver added to {@code receivers}; empty if out of reach.
+     */
+    private static Map<String, Method> referenceWaiter(Class<?> secrets, Map<Class<?>, Method> receivers) {
         try {
-            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
-            Class<?> access = Class.forName("jdk.internal.access.JavaLangRefAccess");
-            Object refAccess = lookup.findStatic(secrets, "getJavaLangRefAccess", MethodType.methodType(access))
-                    .invoke();
-            return lookup.findVirtual(access, "waitForReferenceProcessing", MethodType.methodType(boolean.class))
-                    .bindTo(refAccess);
-        } catch (Throwable t) {
-            return null;
+            Class<?> refAccess = Class.forName("jdk.internal.access.JavaLangRefAccess");
+            Map<String, Method> found =
+                    Map.of("waitForReferenceProcessing", refAccess.getMethod("waitForReferenceProcessing"));
+            receivers.put(refAccess, secrets.getMethod("getJavaLangRefAccess"));
+            return found;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return Map.of();
         }
     }
 
     /**
      * {@code JavaNioAccess.reserveMemory} and {@code unreserveMemory}, {@code jdk.internal.ref.Cleaner.create}
-     * and {@code clean}: what {@link #allocatePage} needs to allocate as {@code allocateDirect} does; null if
-     * any is out of reach.
+     * and {@code clean}: what {@link #allocatePage} needs to allocate as {@code allocateDirect} does;
+     * empty if any is out of reach.
      */
-    private static MethodHandle[] pageHooks(MethodHandles.Lookup lookup) {
+    private static Map<String, Method> pageHooks(Class<?> nioAccess) {
         try {
-            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
-            Class<?> access = Class.forName("jdk.internal.access.JavaNioAccess");
-            Object nioAccess = lookup.findStatic(secrets, "getJavaNioAccess", MethodType.methodType(access))
-                    .invoke();
-            MethodType sizes = MethodType.methodType(void.class, long.class, long.class);
             Class<?> cleaner = Class.forName("jdk.internal.ref.Cleaner");
-            return new MethodHandle[] {
-                lookup.findVirtual(access, "reserveMemory", sizes).bindTo(nioAccess),
-                lookup.findVirtual(access, "unreserveMemory", sizes).bindTo(nioAccess),
-                lookup.findStatic(cleaner, "create", MethodType.methodType(cleaner, Object.class, Runnable.class))
-                        .asType(MethodType.methodType(Object.class, Object.class, Runnable.class)),
-                lookup.findVirtual(cleaner, "clean", MethodType.methodType(void.class))
-                        .asType(MethodType.methodType(void.class, Object.class))
-            };
-        } catch (Throwable t) {
-            return null;
+            return Map.of(
+                    "reserveMemory", nioAccess.getMethod("reserveMemory", long.class, long.class),
+                    "unreserveMemory", nioAccess.getMethod("unreserveMemory", long.class, long.class),
+                    "newCleaner", cleaner.getMethod("create", Object.class, Runnable.class),
+                    "clean", cleaner.getMethod("clean"));
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return Map.of();
         }
+    }
+
+    /**
+     * {@code JavaNioAccess.newDirectByteBuffer(long address, int capacity, Object attachment, segment)},
+     * whatever the segment type: the JDK's constructor of a buffer whose views all hold its attachment.
+     */
+    private static Method attachingBuffer(Class<?> nioAccess) throws NoSuchMethodException {
+        for (Method m : nioAccess.getMethods()) {
+            Class<?>[] p = m.getParameterTypes();
+            if (m.getName().equals("newDirectByteBuffer")
+                    && p.length == 4
+                    && p[0] == long.class
+                    && p[1] == int.class
+                    && p[2] == Object.class
+                    && !p[3].isPrimitive()) {
+                return m;
+            }
+        }
+        throw new NoSuchMethodException("JavaNioAccess.newDirectByteBuffer(long, int, Object, segment)");
     }
 
     /** Whether {@link #allocatePage} hands out pages it has not zeroed. */
     static boolean pagesZeroedLazily() {
-        return CLEAN != null;
+        return PAGE_HOOKS;
     }
 
     /** The JDK's count of direct memory reserved, to refuse a page before the JDK's own slow refusal; null if out of reach. */
@@ -222,17 +193,15 @@ final class NativeAccess {
      */
     static void awaitReferenceProcessing() {
         try {
-            if (WAIT_FOR_REFERENCES == null) {
+            if (!WAITS_FOR_REFERENCES) {
                 Thread.sleep(20);
                 return;
             }
-            for (int i = 0; i < 1000 && (boolean) WAIT_FOR_REFERENCES.invokeExact(); i++) {
+            for (int i = 0; i < 1000 && CALLS.waitForReferenceProcessing(); i++) {
                 Thread.onSpinWait();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot wait for reference processing", t);
         }
     }
 
@@ -241,7 +210,7 @@ final class NativeAccess {
      * does, but only where the JDK's hook is in reach: never sleeps.
      */
     static void processPendingReferences() {
-        if (WAIT_FOR_REFERENCES != null) {
+        if (WAITS_FOR_REFERENCES) {
             awaitReferenceProcessing();
         }
     }
@@ -278,11 +247,7 @@ final class NativeAccess {
 
     /** A direct buffer of {@code capacity} bytes at {@code address}; all its views hold {@code attachment}. */
     static ByteBuffer newBuffer(long address, int capacity, Object attachment) {
-        try {
-            return (ByteBuffer) NEW_BUFFER.invokeExact(address, capacity, attachment);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot make a direct buffer", t);
-        }
+        return CALLS.newBuffer(address, capacity, attachment);
     }
 
     /** The attachment of a direct buffer or of any view of one; null for anything else. */
@@ -290,20 +255,12 @@ final class NativeAccess {
         if (buffer == null || !buffer.isDirect() || !DIRECT_BUFFER.isInstance(buffer)) {
             return null;
         }
-        try {
-            return (Object) ATTACHMENT.invokeExact((Object) buffer);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot read a buffer's attachment", t);
-        }
+        return CALLS.attachment(buffer);
     }
 
     /** The address of a direct buffer (of its position 0 for a view: where the view starts). */
     static long address(Buffer buffer) {
-        try {
-            return (long) ADDRESS.invokeExact((Object) buffer);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot read a buffer's address", t);
-        }
+        return CALLS.address(buffer);
     }
 
     /** Below this many bytes, filling word by word beats the call into {@code setMemory}. */
@@ -314,17 +271,13 @@ final class NativeAccess {
      * slices, whose effective size is a multiple of the alignment, so the rounding stays inside.
      */
     static void fill(long address, long bytes, byte value) {
-        try {
-            if (bytes <= SMALL_FILL) {
-                long word = (value & 0xFFL) * 0x0101010101010101L;
-                for (long at = address, end = address + bytes; at < end; at += 8) {
-                    PUT_LONG.invokeExact(at, word);
-                }
-            } else {
-                SET_MEMORY.invokeExact(address, bytes, value);
+        if (bytes <= SMALL_FILL) {
+            long word = (value & 0xFFL) * 0x0101010101010101L;
+            for (long at = address, end = address + bytes; at < end; at += 8) {
+                CALLS.putLong(at, word);
             }
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot fill memory", t);
+        } else {
+            CALLS.setMemory(address, bytes, value);
         }
     }
 
@@ -383,7 +336,7 @@ final class NativeAccess {
      * Null when the JDK refuses the memory.
      */
     static Block allocatePage(int bytes) {
-        if (CLEAN == null) {
+        if (!PAGE_HOOKS) {
             return allocateBlock(bytes);
         }
         if (overLimit(bytes)) {
@@ -392,30 +345,28 @@ final class NativeAccess {
         long size = bytes + (long) ALIGNMENT - 1;
         long raw;
         try {
-            RESERVE.invokeExact(size, size);
+            CALLS.reserveMemory(size, size);
         } catch (OutOfMemoryError e) {
             lastRefusal = e.getMessage();
             return null;
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot reserve direct memory for a page", t);
         }
         try {
-            raw = (long) MALLOC.invokeExact(size);
-        } catch (Throwable t) {
-            unreserve(size);
-            if (t instanceof OutOfMemoryError) {
-                lastRefusal = t.getMessage();
-                return null;
-            }
-            throw new IllegalStateException("cannot allocate a page", t);
+            raw = CALLS.allocateMemory(size);
+        } catch (OutOfMemoryError e) {
+            CALLS.unreserveMemory(size, size);
+            lastRefusal = e.getMessage();
+            return null;
+        } catch (RuntimeException e) {
+            CALLS.unreserveMemory(size, size);
+            throw e;
         }
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
         Block block = new Block(null, aligned, bytes, false);
         try {
-            block.cleaner = (Object) NEW_CLEANER.invokeExact((Object) block, (Runnable) new PageMemory(raw, size));
-        } catch (Throwable t) {
+            block.cleaner = CALLS.newCleaner(block, new PageMemory(raw, size));
+        } catch (RuntimeException | Error e) {
             new PageMemory(raw, size).run();
-            throw new IllegalStateException("cannot register a page's cleaner", t);
+            throw e;
         }
         BLOCK_BYTES.add(bytes);
         int fill = freshPageFill;
@@ -423,14 +374,6 @@ final class NativeAccess {
             fill(aligned, bytes, (byte) fill);
         }
         return block;
-    }
-
-    private static void unreserve(long size) {
-        try {
-            UNRESERVE.invokeExact(size, size);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot unreserve direct memory", t);
-        }
     }
 
     /**
@@ -449,8 +392,8 @@ final class NativeAccess {
         @Override
         public void run() {
             try {
-                FREE.invokeExact(raw);
-                UNRESERVE.invokeExact(size, size);
+                CALLS.freeMemory(raw);
+                CALLS.unreserveMemory(size, size);
             } catch (Throwable t) {
                 System.err.println("pools: freeing a page failed: " + t);
             }
@@ -459,16 +402,12 @@ final class NativeAccess {
 
     /** Gives a block's memory back to the JDK now. */
     static void free(Block block) {
-        try {
-            if (block.memory != null) {
-                FREE_BUFFER.invokeExact(block.memory);
-            } else {
-                CLEAN.invokeExact(block.cleaner);
-            }
-            BLOCK_BYTES.add(-block.size);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot free a page", t);
+        if (block.memory != null) {
+            CALLS.invokeCleaner(block.memory);
+        } else {
+            CALLS.clean(block.cleaner);
         }
+        BLOCK_BYTES.add(-block.size);
     }
 
     /**
@@ -477,12 +416,9 @@ final class NativeAccess {
      */
     static void mallocAndFree(long bytes) {
         try {
-            long address = (long) MALLOC.invokeExact(bytes);
-            FREE.invokeExact(address);
+            CALLS.freeMemory(CALLS.allocateMemory(bytes));
         } catch (OutOfMemoryError e) {
             // Nothing was taken; nothing to give back.
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot allocate and free " + bytes + " B of native memory", t);
         }
     }
 

@@ -77,8 +77,10 @@ class LazyPagesTest {
 
         assertTrue(a.release(across));
         assertTrue(a.release(first));
+        long reserved = direct().getMemoryUsed();
         assertEquals(1, a.cleanup(), "the empty page is given back");
-        assertEquals(reservedBefore, direct().getMemoryUsed(), "its reservation with it");
+        long returned = reserved - direct().getMemoryUsed();
+        assertTrue(returned >= MIB, "its reservation with it: " + returned + " B");
     }
 
     @Test
@@ -112,15 +114,23 @@ class LazyPagesTest {
         settle();
         long baseline = direct().getMemoryUsed();
         allocateAndDrop();
-        assertTrue(direct().getMemoryUsed() >= baseline + 2 * MIB, "the dropped pools still hold their page");
+        long held = direct().getMemoryUsed();
+        assertTrue(held >= baseline + 2 * MIB, "the dropped pools still hold their page");
         // Bounded only against a JVM that never collects: the loop ends as soon as the page is back.
+        // At most the baseline, not exactly it: the same collections may free a page that an earlier
+        // test dropped and that stayed reachable through the settling (seen once on a busy machine:
+        // one 1 MiB page below the baseline).
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (direct().getMemoryUsed() > baseline && System.nanoTime() < deadline) {
             System.gc();
             NativeAccess.awaitReferenceProcessing();
             Thread.sleep(10);
         }
-        assertEquals(baseline, direct().getMemoryUsed(), "the page and its reservation went back with the pools");
+        long after = direct().getMemoryUsed();
+        assertTrue(
+                after <= baseline,
+                "the page and its reservation went back with the pools: " + after + " B of " + baseline);
+        assertTrue(held - after >= 2 * MIB, "the page's reservation went back: " + (held - after) + " B");
     }
 
     /** Drops the buffer too, unreleased: a release would keep its slice, and so the page, in this thread's cache. */

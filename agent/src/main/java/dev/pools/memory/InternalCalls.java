@@ -72,6 +72,9 @@ abstract class InternalCalls {
     /** {@code VM.maxDirectMemory()}: the direct memory limit. */
     abstract long maxDirectMemory();
 
+    /** {@code thread.isVirtual()}, of JDK 21 and later: not internal, but a method handle costs as much. */
+    abstract boolean isVirtual(Thread thread);
+
     private static final String SELF = Type.getInternalName(InternalCalls.class);
 
     /** How many subclasses were made: each gets a name of its own. */
@@ -95,6 +98,20 @@ abstract class InternalCalls {
         ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
         w.visit(Opcodes.V17, Opcodes.ACC_FINAL | Opcodes.ACC_SUPER | Opcodes.ACC_SYNTHETIC, name, null, SELF, null);
         List<Class<?>> used = new ArrayList<>();
+        List<String> unknown = new ArrayList<>(targets.keySet());
+        for (Method declared : InternalCalls.class.getDeclaredMethods()) {
+            if (Modifier.isAbstract(declared.getModifiers())) {
+                unknown.remove(declared.getName());
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("no such call: " + unknown);
+        }
+        for (Method getter : receivers.values()) {
+            if (!Modifier.isStatic(getter.getModifiers()) || getter.getParameterCount() != 0) {
+                throw new NoSuchMethodException(getter + " is not a static method without parameters");
+            }
+        }
         for (Method declared : InternalCalls.class.getDeclaredMethods()) {
             Method target = targets.get(declared.getName());
             if (target == null || !Modifier.isAbstract(declared.getModifiers())) {

@@ -57,6 +57,8 @@ final class NativeAccess {
     private static final boolean WAITS_FOR_REFERENCES;
     /** Whether pages are allocated as allocateDirect does, without its zeroing: all four page hooks are in reach. */
     private static final boolean PAGE_HOOKS;
+    /** Whether this JDK has virtual threads ({@code Thread.isVirtual}, JDK 21 and later). */
+    private static final boolean VIRTUAL_THREADS;
 
     private static final AtomicLong DIRECT_RESERVED; // Bits.RESERVED_MEMORY, may be null
     private static final long DIRECT_MAX;
@@ -68,6 +70,7 @@ final class NativeAccess {
         Class<?> directBuffer = null;
         boolean waits = false;
         boolean pageHooks = false;
+        boolean virtualThreads = false;
         AtomicLong directReserved = null;
         Throwable failure = null;
         try {
@@ -101,6 +104,11 @@ final class NativeAccess {
             targets.putAll(hooks);
             waits = !waiter.isEmpty();
             pageHooks = !hooks.isEmpty();
+            Method isVirtual = virtualThreadTest();
+            if (isVirtual != null) {
+                targets.put("isVirtual", isVirtual);
+                virtualThreads = true;
+            }
             calls = InternalCalls.compile(targets, receivers);
             directReserved = directReserved();
         } catch (Throwable t) {
@@ -112,6 +120,7 @@ final class NativeAccess {
         DIRECT_BUFFER = directBuffer;
         WAITS_FOR_REFERENCES = waits;
         PAGE_HOOKS = pageHooks;
+        VIRTUAL_THREADS = virtualThreads;
         DIRECT_RESERVED = directReserved;
         FAILURE = failure;
     }
@@ -150,6 +159,20 @@ final class NativeAccess {
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return Map.of();
         }
+    }
+
+    /** {@code Thread.isVirtual()}; null before JDK 21. */
+    private static Method virtualThreadTest() {
+        try {
+            return Thread.class.getMethod("isVirtual");
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    /** Whether {@code t} is a virtual thread; false before JDK 21. Only when {@link #failure()} is null. */
+    static boolean isVirtual(Thread t) {
+        return VIRTUAL_THREADS && CALLS.isVirtual(t);
     }
 
     /**

@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,6 +76,35 @@ class InternalCallsTest {
         assertThrows(
                 NoSuchMethodException.class,
                 () -> InternalCalls.compile(Map.of("allocateMemory", givesString), Map.of()));
+        Method reverse = Long.class.getMethod("reverse", long.class);
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> InternalCalls.compile(Map.of("allocateMemroy", reverse), Map.of()),
+                "a name that is no call");
+        assertThrows(
+                NoSuchMethodException.class,
+                () -> InternalCalls.compile(
+                        Map.of("waitForReferenceProcessing", FileSystem.class.getMethod("isOpen")),
+                        Map.of(FileSystem.class, FileSystems.class.getMethod("getFileSystem", URI.class))),
+                "a receiver's getter that takes an argument");
+    }
+
+    @Test
+    void a_virtual_thread_is_told_from_a_platform_thread() throws Exception {
+        assertTrue(Threads.isPlatform(Thread.currentThread()));
+        Method start;
+        try {
+            start = Thread.class.getMethod("startVirtualThread", Runnable.class);
+        } catch (NoSuchMethodException e) {
+            assertTrue(Runtime.version().feature() < 21, "no virtual threads before JDK 21 only");
+            return;
+        }
+        AtomicReference<Boolean> platform = new AtomicReference<>();
+        Thread virtual =
+                (Thread) start.invoke(null, (Runnable) () -> platform.set(Threads.isPlatform(Thread.currentThread())));
+        virtual.join();
+        assertEquals(Boolean.FALSE, platform.get(), "a virtual thread keeps no per-thread state");
+        assertTrue(NativeAccess.isVirtual(virtual));
     }
 
     @Test

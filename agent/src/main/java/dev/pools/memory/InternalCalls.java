@@ -111,6 +111,10 @@ abstract class InternalCalls {
             if (!Modifier.isStatic(getter.getModifiers()) || getter.getParameterCount() != 0) {
                 throw new NoSuchMethodException(getter + " is not a static method without parameters");
             }
+            requireAccess(getter);
+        }
+        for (Method target : targets.values()) {
+            requireAccess(target);
         }
         for (Method declared : InternalCalls.class.getDeclaredMethods()) {
             Method target = targets.get(declared.getName());
@@ -224,6 +228,22 @@ abstract class InternalCalls {
             throw new IllegalStateException("the compiled calls were not initialised: " + defined.getName());
         }
         return instance;
+    }
+
+    /**
+     * Refuses a method that the compiled class could not call: its class or itself not public, or
+     * its package not exported to this class's module. Checked here, so that a missing export turns
+     * the pools off at the start rather than failing an allocation with an {@code IllegalAccessError}.
+     */
+    private static void requireAccess(Method m) throws IllegalAccessException {
+        Class<?> owner = m.getDeclaringClass();
+        if (!Modifier.isPublic(owner.getModifiers()) || !Modifier.isPublic(m.getModifiers())) {
+            throw new IllegalAccessException(m + " is not public");
+        }
+        if (!owner.getModule().isExported(owner.getPackageName(), InternalCalls.class.getModule())) {
+            throw new IllegalAccessException(
+                    owner.getPackageName() + " is not exported to the agent (" + m.getName() + ")");
+        }
     }
 
     /**

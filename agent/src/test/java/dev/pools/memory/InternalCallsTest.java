@@ -89,6 +89,24 @@ class InternalCallsTest {
                 "a receiver's getter that takes an argument");
     }
 
+    /**
+     * A package the agent did not export is refused when the calls are compiled, so that the pools
+     * stay off from the start; the call itself would throw {@code IllegalAccessError} at an allocation.
+     */
+    @Test
+    void a_target_in_a_package_not_exported_to_the_agent_is_refused() throws Exception {
+        Method notExported =
+                Class.forName("jdk.internal.util.random.RandomSupport").getMethod("mixMurmur64", long.class);
+        IllegalAccessException e = assertThrows(
+                IllegalAccessException.class,
+                () -> InternalCalls.compile(Map.of("allocateMemory", notExported), Map.of()));
+        assertTrue(e.getMessage().contains("jdk.internal.util.random is not exported"), e.getMessage());
+        Method notPublic = NativeAccess.class.getDeclaredMethod("blockBytesHeld");
+        assertThrows(
+                IllegalAccessException.class,
+                () -> InternalCalls.compile(Map.of("maxDirectMemory", notPublic), Map.of()));
+    }
+
     @Test
     void a_virtual_thread_is_told_from_a_platform_thread() throws Exception {
         assertTrue(Threads.isPlatform(Thread.currentThread()));

@@ -17,7 +17,10 @@ import java.lang.invoke.VarHandle;
  * released lease, its counters here go down by the lease; when it serves a request from the cache,
  * they go up. The pool's own counters (under its lock) still count the slice as taken, so the sum
  * of both is exact, and giving a cached slice back to the pool changes neither. Only the owner
- * writes the counters; readers add them up with {@link #addStats}.
+ * writes the counters; readers add them up with {@link #addStats}. An update changes several
+ * counters (a request's count, bytes, padding), so it is framed by a sequence number, odd while the
+ * owner writes: a reader retries until it read them all between the same even number, and so never
+ * sees a count of one moment with the bytes of another.
  */
 final class ThreadCache {
 
@@ -36,6 +39,8 @@ final class ThreadCache {
     static final int LARGEST = 3;
     static final int HISTOGRAM = 4;
     static final int STATS = HISTOGRAM + Pool.HISTOGRAM_BUCKETS + 1;
+    /** The sequence number of the counters, after them in {@link #stats}: odd while the owner writes them. */
+    private static final int SEQUENCE = STATS;
 
     /**
      * Array elements kept unused at both ends of {@link #slots} and {@link #stats}: 64 bytes or more,
@@ -46,7 +51,7 @@ final class ThreadCache {
 
     final Thread owner;
     private final Slice[] slots = new Slice[SLOTS + 2 * PAD];
-    private final long[] stats = new long[STATS + 2 * PAD];
+    private final long[] stats = new long[STATS + 1 + 2 * PAD];
 
     ThreadCache(Thread owner) {
         this.owner = owner;
@@ -111,6 +116,7 @@ final class ThreadCache {
      * either sees this request or is seen by it. Owner only.
      */
     void served(int size) {
+        beginUpdate();
         add(COUNT, 1);
         add(BYTES, size);
         add(PADDING, Sizes.padding(size));
@@ -118,33 +124,69 @@ final class ThreadCache {
             STAT.setOpaque(stats, PAD + LARGEST, (long) size);
         }
         add(HISTOGRAM + Sizes.log2Bucket(size), 1);
+        endUpdate();
         VarHandle.fullFence();
     }
 
     /** Counts a released lease whose slice the cache keeps; before the slice is {@linkplain #put put}. Owner only. */
     void returned(int size) {
+        beginUpdate();
         add(COUNT, -1);
         add(BYTES, -size);
         add(PADDING, -Sizes.padding(size));
+        endUpdate();
     }
 
     /** Undoes {@link #served}: the request went back to the pool's slow path. Owner only. */
     void unserved(int size) {
+        beginUpdate();
         add(COUNT, -1);
         add(BYTES, -size);
         add(PADDING, -Sizes.padding(size));
         add(HISTOGRAM + Sizes.log2Bucket(size), -1);
+        endUpdate();
+    }
+
+    /** Makes the sequence number odd, before any counter is written. Owner only. */
+    private void beginUpdate() {
+        STAT.setOpaque(stats, PAD + SEQUENCE, (long) STAT.getOpaque(stats, PAD + SEQUENCE) + 1);
+        VarHandle.storeStoreFence();
+    }
+
+    /** Makes the sequence number even again, after every counter was written. Owner only. */
+    private void endUpdate() {
+        STAT.setRelease(stats, PAD + SEQUENCE, (long) STAT.getOpaque(stats, PAD + SEQUENCE) + 1);
     }
 
     private void add(int i, long delta) {
         STAT.setOpaque(stats, PAD + i, (long) STAT.getOpaque(stats, PAD + i) + delta);
     }
 
-    /** Adds this cache's counters into {@code into} (maximum for {@link #LARGEST}). */
+    /**
+     * Adds this cache's counters into {@code into} (maximum for {@link #LARGEST}), all as they were
+     * at one moment between the owner's updates. An update is a few stores with no lock or call in
+     * between, so the wait lasts until the owner runs again; a thread that ended writes no more.
+     */
     void addStats(long[] into) {
+        long[] seen = new long[STATS];
+        for (int attempt = 0; ; attempt++) {
+            long before = (long) STAT.getAcquire(stats, PAD + SEQUENCE);
+            for (int i = 0; i < STATS; i++) {
+                seen[i] = (long) STAT.getOpaque(stats, PAD + i);
+            }
+            VarHandle.loadLoadFence();
+            long after = (long) STAT.getOpaque(stats, PAD + SEQUENCE);
+            if ((before & 1) == 0 && before == after || !owner.isAlive()) {
+                break;
+            }
+            if (attempt < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
         for (int i = 0; i < STATS; i++) {
-            long v = (long) STAT.getOpaque(stats, PAD + i);
-            into[i] = i == LARGEST ? Math.max(into[i], v) : into[i] + v;
+            into[i] = i == LARGEST ? Math.max(into[i], seen[i]) : into[i] + seen[i];
         }
     }
 }

@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -77,6 +78,44 @@ class ThreadCacheTest {
                 new PoolAllocator.Options(false, fail),
                 AllocationListener.NONE,
                 new CallSites());
+    }
+
+    /**
+     * A reader never sees the counters of one moment mixed with those of another while the owner
+     * serves and caches (seen once as a recording's final state of 31 buffers of 64 KiB with 2 MiB
+     * in use). The owner only runs while the reader reads, so a busy machine makes the test weaker,
+     * never wrong.
+     */
+    @Test
+    void a_reader_sees_the_counters_of_one_moment_while_the_owner_updates_them() throws Exception {
+        int size = 64 * KIB - 64; // padding of 64 B: three counters that must agree
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicReference<ThreadCache> cache = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread owner = new Thread(() -> {
+            ThreadCache mine = new ThreadCache(Thread.currentThread());
+            cache.set(mine);
+            started.countDown();
+            while (!stop.get()) {
+                mine.served(size);
+                mine.returned(size);
+            }
+        });
+        owner.start();
+        try {
+            started.await();
+            for (int read = 0; read < 200_000; read++) {
+                long[] stats = new long[ThreadCache.STATS];
+                cache.get().addStats(stats);
+                long count = stats[ThreadCache.COUNT];
+                assertTrue(count == 0 || count == 1, "count " + count + " at read " + read);
+                assertEquals(count * size, stats[ThreadCache.BYTES], "bytes against count at read " + read);
+                assertEquals(count * Sizes.padding(size), stats[ThreadCache.PADDING], "padding at read " + read);
+            }
+        } finally {
+            stop.set(true);
+            owner.join();
+        }
     }
 
     @Test

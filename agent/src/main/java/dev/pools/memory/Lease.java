@@ -43,6 +43,16 @@ final class Lease extends PhantomReference<Anchor> {
     long address;
     /** The id an {@link AllocationTrace} gave this allocation; 0 when no trace runs. Written under the pool's lock. */
     long traceId;
+    /**
+     * Set by a release of the collector's that left the memory as the host wrote it, for the pool
+     * to mark its room as not zeroed ({@link Pool#zeroesAtHandOut()}); written before the pool's lock.
+     */
+    boolean leftDirty;
+    /**
+     * Bytes from {@link #address} that the allocating thread zeroes after the pool's lock: room a
+     * collector's release left as the host wrote it. Set under the lock, with {@link #slot}.
+     */
+    int zeroAtHandOut;
     /** Neighbours on the pool's list of live leases; guarded by the pool's lock. */
     Lease prevLive;
 

@@ -99,10 +99,23 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
                 // them.
                 lease.traceId = trace.allocated(size, site);
             }
-            return anchor;
         } finally {
             lock.unlock();
         }
+        if (lease.zeroAtHandOut > 0) {
+            // Outside the lock: the room is this lease's alone, and threads zero their own in parallel.
+            NativeAccess.fill(lease.address, lease.zeroAtHandOut, (byte) 0);
+        }
+        return anchor;
+    }
+
+    /**
+     * Whether a release of {@code lease} by the collector may leave the memory as the host wrote it,
+     * for the allocation that next takes the room to zero it (a sliced pool marks such room, see
+     * {@link SlicingPool}); false: the release zeroes at once.
+     */
+    boolean zeroesAtHandOut(Lease lease) {
+        return false;
     }
 
     /**

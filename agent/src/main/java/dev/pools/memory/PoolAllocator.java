@@ -310,6 +310,23 @@ public final class PoolAllocator {
     }
 
     /**
+     * Like {@link #claim} for a release by the collector (the release thread): a pool that zeroes at
+     * hand-out gets the room back as the host left it, so that the one release thread does not zero
+     * for every allocating thread; the allocation that next takes it zeroes it.
+     */
+    boolean claimCollected(Lease lease) {
+        if (options.poisonOnFree || !lease.pool.zeroesAtHandOut(lease)) {
+            return claim(lease, false);
+        }
+        if (!lease.claimRelease()) {
+            return false;
+        }
+        sites.released(lease.site, lease.size);
+        lease.leftDirty = true;
+        return true;
+    }
+
+    /**
      * After a claim: counts the call site's live bytes down before the room can be reused (so that a
      * site's peak never counts a reused slice twice), and zeroes (or poisons) the memory.
      *

@@ -185,7 +185,7 @@ final class Releaser {
     private static void release(Lease[] batch, int n) {
         int kept = 0;
         for (int i = 0; i < n; i++) {
-            if (batch[i].pool.owner.claim(batch[i], false)) {
+            if (batch[i].pool.owner.claimCollected(batch[i])) {
                 batch[kept++] = batch[i];
             }
         }

@@ -14,6 +14,12 @@ final class Slice {
     boolean free;
     /** Used, but in a thread's {@link ThreadCache}: free to the reports, not to the free tree. */
     boolean cached;
+    /**
+     * Free, and may hold bytes a host wrote: a release by the collector left it unzeroed, here or in
+     * a slice merged into it. The allocation that takes any of it zeroes what it takes. Never set on a
+     * used or cached slice.
+     */
+    boolean dirty;
 
     Slice prev;
     Slice next;

@@ -42,6 +42,9 @@ abstract class InternalCalls {
     /** {@code Unsafe.setMemory}. */
     abstract void setMemory(long address, long bytes, byte value);
 
+    /** {@code Unsafe.copyMemory(source, destination, bytes)}, between two addresses. */
+    abstract void copyMemory(long source, long destination, long bytes);
+
     /** {@code Unsafe.putLong}. */
     abstract void putLong(long address, long value);
 

@@ -152,6 +152,17 @@ class InternalCallsTest {
         assertEquals(0x5A, buffer.get(128));
         assertEquals(0x5A, buffer.get(4095));
 
+        // zeroing copies from a block of zeros of 4 KiB: here in three copies, the last one short
+        NativeAccess.Block wide = NativeAccess.allocatePage(3 * 4096);
+        ByteBuffer wideBuffer = NativeAccess.newBuffer(wide.address, 3 * 4096, owner);
+        NativeAccess.fill(wide.address, 3 * 4096, (byte) 0x5A);
+        int zeroedEnd = 64 + 2 * 4096 + 128;
+        NativeAccess.fill(wide.address + 64, zeroedEnd - 64, (byte) 0);
+        for (int i = 0; i < 3 * 4096; i++) {
+            assertEquals(i >= 64 && i < zeroedEnd ? 0 : 0x5A, wideBuffer.get(i), "byte " + i);
+        }
+        NativeAccess.free(wide);
+
         long held = NativeAccess.blockBytesHeld();
         NativeAccess.free(page); // the page's cleaner: freeMemory and unreserveMemory
         assertEquals(held - 4096, NativeAccess.blockBytesHeld());

@@ -53,10 +53,9 @@ public final class PoolsAgent {
         try {
             JdkInternals.openWith(new OpenInternals(inst));
             DefaultMaxPageSize defaultMaxPageSize = new DefaultMaxPageSize();
-            config = args == null || args.isBlank()
-                    ? PoolsConfig.defaults()
-                    : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
-            runtime = new PoolsRuntime(config, defaultMaxPageSize);
+            boolean noFile = args == null || args.isBlank();
+            config = noFile ? PoolsConfig.defaults() : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
+            runtime = new PoolsRuntime(config, !noFile, defaultMaxPageSize);
         } catch (LayoutException e) {
             refuse(e.getMessage(), late);
             return;

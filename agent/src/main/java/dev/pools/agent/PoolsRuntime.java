@@ -36,13 +36,17 @@ public final class PoolsRuntime implements Recorded {
     private final List<InstalledLayout.Listener> listeners = new CopyOnWriteArrayList<>();
     /** The layout from start-up, printed only when someone asks: normalising costs start-up time. */
     private volatile PoolsConfig startLayout;
+    /** Whether the layout from start-up came from a file; if not, it is the default (none was given). */
+    private final boolean startFromFile;
 
     private volatile InstalledLayout installed;
     private volatile AllocationListener refusals = AllocationListener.NONE;
     private final TraceWriter trace;
 
-    PoolsRuntime(PoolsConfig config, LongSupplier defaultMaxPageSize) throws LayoutException, IOException {
+    PoolsRuntime(PoolsConfig config, boolean fromFile, LongSupplier defaultMaxPageSize)
+            throws LayoutException, IOException {
         this.config = config;
+        this.startFromFile = fromFile;
         this.defaultMaxPageSize = defaultMaxPageSize;
         List<PoolSpec> specs = Layouts.compile(config.layout(), defaultMaxPageSize);
         CallSites sites = new CallSites();
@@ -109,7 +113,7 @@ public final class PoolsRuntime implements Recorded {
                     installed = new InstalledLayout(
                             PoolsConfig.kindOf(startLayout.layout()),
                             LayoutPrinter.print(startLayout, defaultMaxPageSize()),
-                            InstalledLayout.Source.FILE);
+                            startFromFile ? InstalledLayout.Source.FILE : InstalledLayout.Source.DEFAULT);
                 }
                 now = installed;
             }

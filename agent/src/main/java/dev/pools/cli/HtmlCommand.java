@@ -69,8 +69,8 @@ final class HtmlCommand implements Callable<Integer> {
                 .append(")")
                 .append(", layout ")
                 .append(Charts.esc(s.layoutKind))
-                .append(" (from ")
-                .append(Charts.esc(s.layoutSource))
+                .append(" (")
+                .append(Charts.esc(s.layoutOrigin()))
                 .append(")</p>\n");
         b.append("<pre>").append(Charts.esc(ReportCommand.text(s, 10))).append("</pre>\n");
 

@@ -89,6 +89,12 @@ final class RecordingSummary {
     String layoutKind;
     String layoutYaml;
     String layoutSource;
+
+    /** Where the layout came from, as the report's header says it: "from file", or "default: no layout file given". */
+    String layoutOrigin() {
+        return "default".equals(layoutSource) ? "default: no layout file given" : "from " + layoutSource;
+    }
+
     Instant layoutTime = Instant.MIN;
     Instant start;
     Instant end;

@@ -79,8 +79,8 @@ final class ReportCommand implements Callable<Integer> {
                 .append(seconds)
                 .append(" s), layout ")
                 .append(s.layoutKind)
-                .append(" (from ")
-                .append(s.layoutSource)
+                .append(" (")
+                .append(s.layoutOrigin())
                 .append(")\n");
         if (s.pid >= 0) {
             b.append("process ").append(s.pid).append('\n');

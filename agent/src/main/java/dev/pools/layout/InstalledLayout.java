@@ -8,7 +8,10 @@ public record InstalledLayout(String kind, String yaml, Source source) {
 
     /** Where an installed layout came from. */
     public enum Source {
+        /** The layout file the agent was given. */
         FILE,
+        /** No layout file was given: the agent's default layout ({@code host}). */
+        DEFAULT,
         API,
         JMX
     }

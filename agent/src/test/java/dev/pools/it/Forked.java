@@ -73,6 +73,11 @@ public final class Forked {
      * file wrote there ({@code pools-<pid>.jfr}, the only one).
      */
     public static Result reportOfDefaultRecording(Path dir) throws IOException, InterruptedException {
+        return cli(dir, "report", onlyDefaultRecording(dir).toString());
+    }
+
+    /** The recording an agent with no layout file wrote in {@code dir} ({@code pools-<pid>.jfr}, the only one). */
+    public static Path onlyDefaultRecording(Path dir) throws IOException {
         List<Path> recordings;
         try (Stream<Path> files = Files.list(dir)) {
             recordings = files.filter(f -> f.getFileName().toString().matches("pools-\\d+\\.jfr"))
@@ -81,7 +86,7 @@ public final class Forked {
         if (recordings.size() != 1) {
             throw new AssertionError("expected one pools-<pid>.jfr in " + dir + ", found " + recordings);
         }
-        return cli(dir, "report", recordings.get(0).toString());
+        return recordings.get(0);
     }
 
     /** Runs {@code java -jar pools.jar <args>} in {@code dir}. */

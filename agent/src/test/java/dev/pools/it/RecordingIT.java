@@ -128,6 +128,24 @@ class RecordingIT {
     }
 
     @Test
+    void a_run_without_a_layout_file_is_reported_as_the_default_layout_and_one_with_a_file_as_from_file()
+            throws Exception {
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(null)), RecordedWorkload.class, "normal");
+        assertEquals(0, r.exit(), r.toString());
+        Forked.Result report = Forked.reportOfDefaultRecording(dir);
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains(", layout host (default: no layout file given)\n"), report.out());
+        Forked.Result json = Forked.cli(
+                dir, "report", "--json", Forked.onlyDefaultRecording(dir).toString());
+        assertTrue(json.out().contains("\"source\": \"default\""), json.out());
+
+        Forked.Result fromFile = Forked.app(dir, agent(), RecordedWorkload.class, "normal");
+        assertEquals(0, fromFile.exit(), fromFile.toString());
+        Forked.Result reportFromFile = Forked.cli(dir, "report", recording().toString());
+        assertTrue(reportFromFile.out().contains(" (from file)\n"), reportFromFile.out());
+    }
+
+    @Test
     void after_system_exit_the_last_reports_equal_what_the_api_saw_at_the_end() throws Exception {
         Forked.Result r = Forked.app(dir, agent(), RecordedWorkload.class, "exit");
         assertEquals(3, r.exit(), r.toString());

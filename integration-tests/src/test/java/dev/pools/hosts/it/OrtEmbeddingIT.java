@@ -45,8 +45,7 @@ class OrtEmbeddingIT {
 
         Forked.Result report = Forked.reportOfDefaultRecording(dir);
         assertEquals(0, report.exit(), report.toString());
-        assertTrue(
-                report.out().contains("layout host (from file)") || report.out().contains("layout host"), report.out());
+        assertTrue(report.out().contains("layout host (default: no layout file given)"), report.out());
         assertTrue(report.out().contains("fallbacks:         0 (0 B)   refusals: 0"), report.out());
         // Peaks the agent keeps exactly, not samples: each pool's most pages, each call site's most live bytes.
         double reserved = 0;

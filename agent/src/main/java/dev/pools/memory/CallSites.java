@@ -65,7 +65,7 @@ public final class CallSites {
      * writes (opaque), and it grows the array by publishing a copy; {@link #snapshot} reads. The
      * unused {@code PAD} elements at both ends keep two threads' counts off one cache line.
      */
-    private static final class ThreadCounts {
+    static final class ThreadCounts {
         static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
         static final int COUNT = 0;
         static final int BYTES = 1;
@@ -135,9 +135,17 @@ public final class CallSites {
     }
 
     void served(int id, int size) {
+        served(id, size, null);
+    }
+
+    /**
+     * Counts a request served by the pools; {@code known} is the calling thread's counts when the
+     * caller has them at hand ({@link #ofCurrentThread}), null to look them up.
+     */
+    void served(int id, int size, ThreadCounts known) {
         id = idOf(id);
         Site s = sites[id];
-        ThreadCounts mine = mine();
+        ThreadCounts mine = known != null ? known : mine();
         long rest = size;
         if (mine == null) {
             s.count.increment();
@@ -171,8 +179,13 @@ public final class CallSites {
     }
 
     void released(int id, int size) {
+        released(id, size, null);
+    }
+
+    /** Counts a release; {@code known} as for {@link #served(int, int, ThreadCounts)}. */
+    void released(int id, int size, ThreadCounts known) {
         id = idOf(id);
-        ThreadCounts mine = size <= DEBT_LIMIT ? mine() : null;
+        ThreadCounts mine = size > DEBT_LIMIT ? null : known != null ? known : mine();
         if (mine != null && mine.keepsDebts) {
             long[] c = mine.forSite(id);
             int at = ThreadCounts.PAD + 3 * id + ThreadCounts.DEBT;
@@ -195,6 +208,15 @@ public final class CallSites {
             mine = register();
         }
         return mine == SHARED ? null : mine;
+    }
+
+    /**
+     * The current thread's counts, registered on first use, for a caller to keep and hand back to
+     * {@link #served(int, int, ThreadCounts)} and {@link #released(int, int, ThreadCounts)} on the
+     * same thread, saving their lookup; null for a virtual thread.
+     */
+    ThreadCounts ofCurrentThread() {
+        return mine();
     }
 
     /** Registers the current thread's counts, first folding in (and dropping) those of threads that ended. */

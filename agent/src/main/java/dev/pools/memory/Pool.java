@@ -133,6 +133,14 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         return false;
     }
 
+    /**
+     * The calling thread's counts in the call sites, when the pool knows them without a lookup (see
+     * {@link SlicingPool}); null otherwise.
+     */
+    CallSites.ThreadCounts knownCounts(Lease lease) {
+        return null;
+    }
+
     /** Keeps a released, cleaned lease's room in the calling thread's cache; false if it does not. */
     boolean cacheReleased(Lease lease) {
         return false;

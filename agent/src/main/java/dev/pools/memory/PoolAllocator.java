@@ -132,13 +132,13 @@ public final class PoolAllocator {
             buffer = NativeAccess.newBuffer(lease.address, size, anchor);
         } catch (Throwable t) {
             // No buffer was made (a heap OutOfMemoryError, say): the room goes back, nothing leaks.
-            sites.served(site, size);
+            sites.served(site, size, lease.pool.knownCounts(lease));
             if (claim(lease, false)) {
                 lease.pool.free(lease);
             }
             throw t;
         }
-        sites.served(site, size);
+        sites.served(site, size, lease.pool.knownCounts(lease));
         MallocThresholds.served(size);
         return buffer;
     }
@@ -336,7 +336,7 @@ public final class PoolAllocator {
      * ({@link Lease#claimRelease()}), like a second explicit release but not counted as one.
      */
     private void clean(Lease lease) {
-        sites.released(lease.site, lease.size);
+        sites.released(lease.site, lease.size, lease.pool.knownCounts(lease));
         NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
     }
 

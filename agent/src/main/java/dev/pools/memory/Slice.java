@@ -25,6 +25,13 @@ final class Slice {
     Slice next;
     /** The lease a used slice backs; null while free. */
     Lease lease;
+    /**
+     * The thread cache that last held this slice, or null: a hint for its next release, which uses
+     * it in place of a thread-local lookup when the releasing thread owns it. Written by that
+     * cache's owner; a reader on another thread may see an older cache, whose owner is then not the
+     * reader, so the hint is never taken for the wrong thread's.
+     */
+    ThreadCache holder;
 
     // FreeSliceTree fields, meaningful while free.
     Slice left;

@@ -249,15 +249,28 @@ final class SlicingPool extends Pool {
         return true;
     }
 
+    /**
+     * The current thread's call-site counts when the cache that last held the lease's slice is the
+     * current thread's: a request served from that cache, and the release of a slice it served.
+     */
+    @Override
+    CallSites.ThreadCounts knownCounts(Lease lease) {
+        ThreadCache holder = ((Slice) lease.slot).holder;
+        return holder != null && holder.owner == Thread.currentThread() ? holder.counts : null;
+    }
+
     @Override
     boolean cacheReleased(Lease lease) {
         Slice slice = (Slice) lease.slot;
         if (slice.length > cacheLimit) {
             return false;
         }
-        ThreadCache mine = cache.get();
-        if (mine == null && (mine = register()) == null) {
-            return false;
+        ThreadCache mine = slice.holder;
+        if (mine == null || mine.owner != Thread.currentThread()) {
+            mine = cache.get();
+            if (mine == null && (mine = register()) == null) {
+                return false;
+            }
         }
         int slot = mine.emptySlot();
         if (slot < 0) {
@@ -266,6 +279,7 @@ final class SlicingPool extends Pool {
         assert !slice.free && slice.lease == lease : "caching a slice that is not this lease's: " + slice;
         slice.lease = null;
         slice.cached = true;
+        slice.holder = mine;
         mine.returned(lease.size);
         mine.put(slot, slice);
         if ((closing || retired) && mine.takeBack(slot, slice)) {
@@ -298,7 +312,7 @@ final class SlicingPool extends Pool {
         if (cacheLimit == 0 || !Threads.isPlatform(t) || t == Releaser.thread()) {
             return null;
         }
-        ThreadCache mine = new ThreadCache(t);
+        ThreadCache mine = new ThreadCache(t, owner.sites().ofCurrentThread());
         lock.lock();
         try {
             drainCachesCountLocked(); // also drops the caches of threads that ended

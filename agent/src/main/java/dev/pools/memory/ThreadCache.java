@@ -50,11 +50,22 @@ final class ThreadCache {
     private static final int PAD = 16;
 
     final Thread owner;
+    /**
+     * The owner's counts in its pools' {@link CallSites} (null when it keeps none there), so that a
+     * request or release served through this cache counts its call site without looking them up.
+     */
+    final CallSites.ThreadCounts counts;
+
     private final Slice[] slots = new Slice[SLOTS + 2 * PAD];
     private final long[] stats = new long[STATS + 1 + 2 * PAD];
 
-    ThreadCache(Thread owner) {
+    ThreadCache(Thread owner, CallSites.ThreadCounts counts) {
         this.owner = owner;
+        this.counts = counts;
+    }
+
+    ThreadCache(Thread owner) {
+        this(owner, null);
     }
 
     /** A cached slice of exactly {@code length} bytes, taken out of the cache; null if none. Owner only. */

@@ -111,6 +111,36 @@ class CallSitesTest {
         assertTrue(pools.release(again));
     }
 
+    /**
+     * A request served from a thread's cache, released on another thread after the first one ended:
+     * the release counts in the releasing thread's counts, never in those of the thread whose cache
+     * served it (folded in and dropped when it ended, so a release counted there would be lost).
+     */
+    @Test
+    void a_release_on_another_thread_counts_there_also_for_a_slice_another_threads_cache_served() throws Exception {
+        CallSites sites = new CallSites();
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(1 << 20, 1 << 16, PoolSpec.UNCAPPED)),
+                PoolAllocator.Options.DEFAULT,
+                AllocationListener.NONE,
+                sites);
+        int id = sites.register("a.B#c");
+        ByteBuffer[] handed = new ByteBuffer[1];
+        Thread t = new Thread(() -> {
+            pools.release(pools.allocate(1000, id));
+            handed[0] = pools.allocate(1000, id); // from this thread's cache
+        });
+        t.start();
+        t.join();
+        ByteBuffer own = pools.allocate(64, id); // this thread registers: the ended thread's counts are folded in
+        assertTrue(handed[0] != null && pools.release(handed[0]));
+        assertTrue(pools.release(own));
+        CallSites.Stats s = only(sites);
+        assertEquals(3, s.count());
+        assertEquals(0, s.liveBytes());
+        assertEquals(1064, s.peakLiveBytes());
+    }
+
     @Test
     void the_counts_of_a_thread_that_ended_stay() throws Exception {
         CallSites sites = new CallSites();

@@ -183,6 +183,40 @@ class ThreadCacheTest {
         assertEquals(new Usage(0, 0, 0, 64 * KIB, 0, 0), pools.usage());
     }
 
+    /**
+     * A slice remembers the cache that last held it, so that its release skips a thread-local lookup;
+     * released on another thread, it goes to that thread's cache, not to the one it remembers.
+     */
+    @Test
+    void a_slice_served_from_one_threads_cache_and_released_on_another_goes_to_the_releasing_threads_cache()
+            throws Exception {
+        PoolAllocator pools = pools(PoolSpec.UNCAPPED, false);
+        BlockingQueue<ByteBuffer> handed = new ArrayBlockingQueue<>(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread owner = new Thread(() -> {
+            try {
+                assertTrue(pools.release(pools.allocate(3000, 0))); // into this thread's cache
+                handed.put(pools.allocate(3000, 0)); // the same slice, out of the cache again
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        owner.start();
+        owner.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        ByteBuffer fromOwner = handed.take();
+        long address = PoolAllocator.addressOf(fromOwner);
+        assertTrue(pools.release(fromOwner));
+        ByteBuffer again = pools.allocate(3000, 0);
+        assertEquals(address, PoolAllocator.addressOf(again), "served from this thread's cache");
+        pools.checkInvariants();
+        assertTrue(pools.release(again));
+        assertEquals(0, pools.usage().numberAllocs());
+        pools.checkInvariants();
+    }
+
     @Test
     void an_install_and_a_cleanup_take_back_cached_slices_also_of_threads_that_ended() throws Exception {
         long before = NativeAccess.blockBytesHeld();

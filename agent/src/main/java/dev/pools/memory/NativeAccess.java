@@ -322,8 +322,8 @@ final class NativeAccess {
     static void fill(long address, long bytes, byte value) {
         if (bytes <= SMALL_FILL) {
             long word = (value & 0xFFL) * 0x0101010101010101L;
-            for (long at = address, end = address + bytes; at < end; at += 8) {
-                CALLS.putLong(at, word);
+            for (int at = 0, end = (int) bytes; at < end; at += 8) { // an int loop: the JIT unrolls it
+                CALLS.putLong(address + at, word);
             }
         } else if (value == 0 && ZERO_BLOCK != 0) {
             for (long done = 0; done < bytes; done += ZEROS) {

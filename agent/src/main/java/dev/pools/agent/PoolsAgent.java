@@ -182,6 +182,22 @@ public final class PoolsAgent {
         }
     }
 
+    /** Whether the JVM's shutdown has begun: it then refuses new shutdown hooks, as it refused JFR's. */
+    private static boolean shutdownBegun() {
+        Thread probe = new Thread(() -> {}, "pools-shutdown-probe");
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+        } catch (IllegalStateException e) {
+            return true;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(probe);
+        } catch (IllegalStateException e) {
+            return true; // it began in between
+        }
+        return false;
+    }
+
     private static void startInBackground(PoolsRuntime runtime, Instrumentation inst) {
         Throwable missing = PoolAllocator.unavailableBecause();
         if (missing != null) {
@@ -201,7 +217,11 @@ public final class PoolsAgent {
         try {
             Recorder.start(runtime);
         } catch (Throwable t) {
-            Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
+            if (!shutdownBegun()) {
+                Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
+            }
+            // Otherwise JFR refused because the JVM is ending ("Shutdown in progress"): the agent's
+            // shutdown hook says that the JVM ended before its recording started, once.
         }
         try {
             // Not created here, only joined once something else creates it: the platform MBean

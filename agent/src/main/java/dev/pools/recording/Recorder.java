@@ -51,6 +51,12 @@ public final class Recorder {
      */
     static final String START_DELAY_PROPERTY = "pools.test.recordingStartDelayMs";
 
+    /**
+     * For tests only: milliseconds the start waits before its first call into JFR, so that a JVM can
+     * be made to begin its shutdown before JFR is set up.
+     */
+    static final String SETUP_DELAY_PROPERTY = "pools.test.recordingSetupDelayMs";
+
     /** For tests only: milliseconds between the recording's start and its first {@code pools.Layout} event. */
     static final String LAYOUT_DELAY_PROPERTY = "pools.test.layoutEventDelayMs";
 
@@ -72,6 +78,7 @@ public final class Recorder {
         if (config.reportFile() == null) {
             return;
         }
+        delayForTests(SETUP_DELAY_PROPERTY);
         PoolAllocator pools = runtime.allocator();
         ProcessMemory memory = new ProcessMemory();
         FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> {

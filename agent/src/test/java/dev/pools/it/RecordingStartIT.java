@@ -54,13 +54,34 @@ class RecordingStartIT {
         assertTrue(report.out().contains("layout sliced"), report.out());
     }
 
-    /** Runs a JVM whose main returns while the test hook {@code property} holds the recording's start for 3 s. */
+    /**
+     * A JVM whose shutdown begins before its recording's start first calls JFR: JFR then refuses
+     * ("Shutdown in progress"). The agent says once that the JVM ended before the recording started;
+     * it used to add "the recording could not start" with JFR's exception (seen under DJL's own
+     * tests, 4 of 108 JVMs). The JVM's own shutdown hook keeps it until the start has failed.
+     */
+    @Test
+    void a_jvm_that_ends_before_its_recording_reaches_jfr_says_so_once() throws Exception {
+        Forked.Result r = endDuringStart("pools.test.recordingSetupDelayMs", 1000, "hold-exit");
+        assertEquals(
+                List.of("pools: the JVM ended before the recording started; no recording was written"),
+                r.err().lines().filter(l -> l.startsWith("pools:")).toList(),
+                r.toString());
+        assertTrue(Files.notExists(dir.resolve("run.jfr")), r.toString());
+    }
+
     private Forked.Result endDuringStart(String property) throws Exception {
+        return endDuringStart(property, 3000);
+    }
+
+    /** Runs a JVM whose main returns while the test hook {@code property} holds the recording's start. */
+    private Forked.Result endDuringStart(String property, int delayMs, String... args) throws Exception {
         Files.writeString(dir.resolve("layout.yaml"), LAYOUT);
         Forked.Result r = Forked.app(
                 dir,
-                List.of(Forked.agent(Path.of("layout.yaml")), "-D" + property + "=3000"),
-                EndDuringRecordingStart.class);
+                List.of(Forked.agent(Path.of("layout.yaml")), "-D" + property + "=" + delayMs),
+                EndDuringRecordingStart.class,
+                args);
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("ending during the recording's start"), r.toString());
         return r;

@@ -9,11 +9,33 @@ import java.util.Map;
  */
 public final class EndDuringRecordingStart {
 
+    /**
+     * With {@code hold-exit}, a shutdown hook keeps the JVM until the agent's start thread ended
+     * (at most 60 s), so that whatever that thread does after a test hook's delay happens before the
+     * JVM halts.
+     */
     public static void main(String[] args) throws InterruptedException {
+        if (args.length > 0 && args[0].equals("hold-exit")) {
+            Runtime.getRuntime().addShutdownHook(new Thread(EndDuringRecordingStart::awaitStartThread));
+        }
         for (int i = 0; i < 60_000 && !startHeld(); i++) {
             Thread.sleep(1);
         }
         System.out.println(startHeld() ? "ending during the recording's start" : "the start was never held");
+    }
+
+    private static void awaitStartThread() {
+        for (int i = 0;
+                i < 60_000
+                        && Thread.getAllStackTraces().keySet().stream()
+                                .anyMatch(t -> t.getName().equals("pools-start"));
+                i++) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     private static boolean startHeld() {

@@ -4,6 +4,7 @@
     bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
     bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
     bench.py b4-first [runs]  the sample app's first result only, unrecorded, with the ratio of each round
+    bench.py b4-short [runs]  a short job (the sample app serving 20 requests), whole JVM: no agent, JFR alone, unrecorded, recorded
     bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
     bench.py cost [seconds]  the recording's own cost: SteadyWorkload with and without it, side by side
     bench.py b6 [runs]    services of 4 request threads (DJL PyTorch, ONNX Runtime) with and without the agent
@@ -93,6 +94,16 @@ def table(title, rows, unit, peer):
     for name, values in rows:
         m = statistics.median(values)
         print(f"  {name:52} {m:10.3f} {min(values):10.3f} {max(values):10.3f} {m / base:7.3f}   {unit}")
+
+
+def round_ratios(title, runs, peer):
+    """Prints, per variant, the median and quartiles of each round's ratio to the peer's run of the same
+    round: the machine's slow spells move a round's variants together, not the medians of a whole run."""
+    print(f"  {title}: median (quartiles)")
+    for name, values in runs.items():
+        r = [a / b for a, b in zip(values, runs[peer])]
+        q = statistics.quantiles(r, n=4)
+        print(f"  {name:52} {statistics.median(r):7.3f} ({q[0]:.3f} to {q[2]:.3f})")
 
 
 def save(name, data):
@@ -216,13 +227,36 @@ def b4_first(runs):
         for name, cmd in sample.items():
             first[name].append(run(cmd, first_line="inference before training", stop_at_first=True)[1])
     table("B4: sample app, time to its first result", list(first.items()), "s", "sample app, no agent")
-    none = first["sample app, no agent"]
-    print("  ratio of each round to the run without the agent: median (quartiles)")
-    for name, values in first.items():
-        r = [a / b for a, b in zip(values, none)]
-        q = statistics.quantiles(r, n=4)
-        print(f"  {name:52} {statistics.median(r):7.3f} ({q[0]:.3f} to {q[2]:.3f})")
+    round_ratios("ratio of each round to the run without the agent", first, "sample app, no agent")
     save("b4-first", {"sample_first_result_s": {k: summary(v) for k, v in first.items()}})
+
+
+def b4_short(runs):
+    """A short job, whole JVM: the sample app serving 20 requests on one thread (about a second), without
+    the agent, with JFR alone, with pools.jar unrecorded and recorded (no file), alternated; wall time
+    and CPU time of the process, and the ratio of each round to the run without the agent."""
+    fresh_work()
+    (WORK / "unrecorded.yaml").write_text("layout: host\nreport:\n  file: none\n")
+    job = DJL + ["-jar", str(APP), "serve", "1", "20", "0"]
+    variants = {
+        "short job, no agent": [JAVA] + job,
+        "short job, JFR alone (no event enabled)": [JAVA, jfr_alone_flag()] + job,
+        "short job, pools.jar (host, report.file: none)": [JAVA, f"-javaagent:{POOLS}={WORK / 'unrecorded.yaml'}"] + job,
+        "short job, pools.jar (no file: host, recording on)": [JAVA, f"-javaagent:{POOLS}"] + job,
+    }
+    run(variants["short job, no agent"])
+    wall = {k: [] for k in variants}
+    cpu = {k: [] for k in variants}
+    for i in range(runs):
+        for name, cmd in variants.items():
+            elapsed, _, _, err, _ = run(cmd)
+            fields = [l for l in err.splitlines() if l.startswith("maxrss ")][-1].split()
+            wall[name].append(elapsed)
+            cpu[name].append(float(fields[3]) + float(fields[4]))
+    table("B4: a short job (sample app, serve 1 20 0), whole JVM", list(wall.items()), "s", "short job, no agent")
+    table("B4: the short job's CPU time (user + system)", list(cpu.items()), "s", "short job, no agent")
+    round_ratios("wall time, ratio of each round to the run without the agent", wall, "short job, no agent")
+    save("b4-short", {"wall_s": {k: summary(v) for k, v in wall.items()}, "cpu_s": {k: summary(v) for k, v in cpu.items()}})
 
 
 def record(name, seconds, period_ms):
@@ -364,6 +398,8 @@ if __name__ == "__main__":
         b4(n)
     elif what == "b4-first":
         b4_first(n)
+    elif what == "b4-short":
+        b4_short(n)
     elif what == "b5":
         b5(n, Path(sys.argv[3]) if len(sys.argv) > 3 else None)
     elif what == "b6":

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""B3 to B6 of BENCHMARKS.md: whole JVMs, timed from outside, variants alternated run by run.
+"""B3 to B6 of BENCHMARKS.md: whole JVMs, timed from outside, variants alternated run by run (each round
+starting one variant later).
 
     bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
     bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
@@ -7,7 +8,8 @@
     bench.py b4-short [runs]  a short job (the sample app serving 20 requests), whole JVM: no agent, JFR alone, unrecorded, recorded
     bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
     bench.py cost [seconds]  the recording's own cost: SteadyWorkload with and without it, side by side
-    bench.py b6 [runs]    services of 4 request threads (DJL PyTorch, ONNX Runtime) with and without the agent
+    bench.py b6 [runs]    services of 4 request threads (DJL PyTorch, ONNX Runtime) with and without the agent,
+                          and without it again (an A/A control of the noise)
 
 Each prints a table (median, min-max spread, ratio to the peer) and writes the raw runs as JSON
 under benchmarks/results/. Run from the repository root after `mvn -B install -DskipTests`.
@@ -83,6 +85,15 @@ def run(cmd, first_line=None, cwd=WORK, env=None, stop_at_first=False):
     return elapsed, first, "".join(out), err, rss
 
 
+def in_turn(variants, i):
+    """The variants' names in the order of round i: each round starts one variant later, so that no
+    variant always runs first, or always right after the same one (a JVM leaves the machine's caches
+    and the kernel's free memory in a state the next one meets)."""
+    names = list(variants)
+    k = i % len(names)
+    return names[k:] + names[:k]
+
+
 def summary(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
 
@@ -141,7 +152,8 @@ def b3(runs):
     rss = {k: [] for k in variants}
     run(without)  # extracts the natives once, outside the measurement
     for i in range(runs):
-        for name, (cmd, env) in variants.items():
+        for name in in_turn(variants, i):
+            cmd, env = variants[name]
             seconds, _, out, err, maxrss = run(cmd, env=env)
             wall[name].append(seconds)
             direct[name].append(int([l for l in err.splitlines() if l.startswith("direct-peak ")][-1].split()[1]) / 2**20)
@@ -189,8 +201,8 @@ def b4(runs):
     times = {k: [] for k in hello}
     first = {k: [] for k in sample}
     for i in range(runs):
-        for name, cmd in hello.items():
-            times[name].append(run(cmd)[0] * 1000)
+        for name in in_turn(hello, i):
+            times[name].append(run(hello[name])[0] * 1000)
     cpu = {k: [] for k in idle}
     for i in range(max(3, runs // 2)):
         for name, cmd in idle.items():
@@ -199,8 +211,8 @@ def b4(runs):
     # The JVM is stopped at its first result: more runs in the same time, on a machine whose spread is
     # as large as the goal.
     for i in range(runs):
-        for name, cmd in sample.items():
-            first[name].append(run(cmd, first_line="inference before training", stop_at_first=True)[1])
+        for name in in_turn(sample, i):
+            first[name].append(run(sample[name], first_line="inference before training", stop_at_first=True)[1])
     table("B4: hello world, whole JVM", list(times.items()), "ms", "hello world, no agent")
     table("B4: CPU time (user + system) of an idle JVM, 2 s", list(cpu.items()), "s", "idle 2 s, no agent")
     table("B4: sample app, time to its first result", list(first.items()), "s", "sample app, no agent")
@@ -224,8 +236,8 @@ def b4_first(runs):
     run(sample["sample app, no agent"])
     first = {k: [] for k in sample}
     for i in range(runs):
-        for name, cmd in sample.items():
-            first[name].append(run(cmd, first_line="inference before training", stop_at_first=True)[1])
+        for name in in_turn(sample, i):
+            first[name].append(run(sample[name], first_line="inference before training", stop_at_first=True)[1])
     table("B4: sample app, time to its first result", list(first.items()), "s", "sample app, no agent")
     round_ratios("ratio of each round to the run without the agent", first, "sample app, no agent")
     save("b4-first", {"sample_first_result_s": {k: summary(v) for k, v in first.items()}})
@@ -248,8 +260,8 @@ def b4_short(runs):
     wall = {k: [] for k in variants}
     cpu = {k: [] for k in variants}
     for i in range(runs):
-        for name, cmd in variants.items():
-            elapsed, _, _, err, _ = run(cmd)
+        for name in in_turn(variants, i):
+            elapsed, _, _, err, _ = run(variants[name])
             fields = [l for l in err.splitlines() if l.startswith("maxrss ")][-1].split()
             wall[name].append(elapsed)
             cpu[name].append(float(fields[3]) + float(fields[4]))
@@ -292,8 +304,8 @@ def b5(runs, hour=None):
     }
     times = {k: [] for k in variants}
     for i in range(runs):
-        for name, cmd in variants.items():
-            times[name].append(run(cmd)[0])
+        for name in in_turn(variants, i):
+            times[name].append(run(variants[name])[0])
     events = subprocess.run([str(JFR), "summary", str(hour)], capture_output=True, text=True).stdout
     reports = [l for l in events.splitlines() if "pools.PoolReport" in l]
     print(f"\none-hour recording: {hour} ({hour.stat().st_size} bytes); {reports[0].strip() if reports else ''}")
@@ -340,9 +352,11 @@ HOST_CLASSES = ROOT / "integration-tests/target/test-classes"
 
 
 def b6(runs, threads=4):
-    """Inference services of 4 request threads, without the agent, with it (default layout, recording
-    on) and with it unrecorded: throughput as the service counts it (after each thread's warm-up
-    requests, so start-up is left out), CPU time (user + system) and peak RSS of the whole process."""
+    """Inference services of 4 request threads, without the agent (twice: the second run of each round
+    is the A/A control), with JFR alone, with the agent (default layout, recording on) and with it
+    unrecorded: throughput as the service counts it (after each thread's warm-up requests, so
+    start-up is left out), the process's CPU time over that same window (the service prints it), and
+    the CPU time (user + system) and peak RSS of the whole process."""
     fresh_work()
     unrecorded = WORK / "unrecorded.yaml"
     unrecorded.write_text("layout: host\nreport:\n  file: none\n")
@@ -355,6 +369,8 @@ def b6(runs, threads=4):
     services = {k: v for k, v in services.items() if ("djl" if k.startswith("DJL") else "ort") in B6_SERVICES}
     agents = {
         "without the agent": [],
+        # The same command again: what the machine's noise alone makes of a ratio (an A/A control).
+        "without the agent, again": [],
         # JFR itself with no event enabled: the floor of any recorded run.
         "without the agent, JFR alone (no event enabled)": [jfr_alone_flag()],
         "with pools.jar (default layout, recorded)": [f"-javaagent:{POOLS}"],
@@ -368,23 +384,33 @@ def b6(runs, threads=4):
         run([JAVA] + args[:-3] + [str(threads), "10"])  # natives extracted, model file written, outside the measurement
         rate = {k: [] for k in agents}
         cpu = {k: [] for k in agents}
+        window = {k: [] for k in agents}
         rss = {k: [] for k in agents}
         checksums = set()
         for i in range(runs):
-            for name, flags in agents.items():
-                _, _, out, err, maxrss = run([JAVA] + flags + args)
+            for name in in_turn(agents, i):
+                _, _, out, err, maxrss = run([JAVA] + agents[name] + args)
                 line = [l for l in out.splitlines() if l.startswith("served ")][-1]
                 rate[name].append(float(line.split("(")[1].split()[0]))
                 checksums.add(line.split("checksum ")[1])
+                window[name].append(float([l for l in out.splitlines() if l.startswith("process CPU in that time: ")][-1].split()[-2]))
                 fields = [l for l in err.splitlines() if l.startswith("maxrss ")][-1].split()
                 cpu[name].append(float(fields[3]) + float(fields[4]))
                 rss[name].append(maxrss / 1024)
         if len(checksums) != 1:
             raise SystemExit(f"{service}: the runs did not compute the same results: {checksums}")
-        table(f"B6: {service}, {threads} request threads, throughput", list(rate.items()), "per s", "without the agent")
-        table(f"B6: {service}, CPU time of the process", list(cpu.items()), "s", "without the agent")
-        table(f"B6: {service}, peak RSS", list(rss.items()), "MiB", "without the agent")
+        peer = "without the agent"
+        table(f"B6: {service}, {threads} request threads, throughput", list(rate.items()), "per s", peer)
+        round_ratios("ratio of each round to the run without the agent", rate, peer)
+        table(f"B6: {service}, CPU time of the process", list(cpu.items()), "s", peer)
+        round_ratios("ratio of each round to the run without the agent", cpu, peer)
+        table(f"B6: {service}, CPU time of the process while the throughput is counted (start-up left out)",
+              list(window.items()), "s", peer)
+        round_ratios("ratio of each round to the run without the agent", window, peer)
+        table(f"B6: {service}, peak RSS", list(rss.items()), "MiB", peer)
+        round_ratios("ratio of each round to the run without the agent", rss, peer)
         data[service] = {"per_second": {k: summary(v) for k, v in rate.items()}, "cpu_s": {k: summary(v) for k, v in cpu.items()},
+                         "cpu_counted_s": {k: summary(v) for k, v in window.items()},
                          "rss_peak_mib": {k: summary(v) for k, v in rss.items()}}
     save("b6", data)
 

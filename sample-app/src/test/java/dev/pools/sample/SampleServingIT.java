@@ -20,6 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SampleServingIT {
 
     private static final Pattern SERVED = Pattern.compile("served (\\d+) images in .* checksum (\\p{XDigit}{16})");
+    /** B6 compares the CPU time of the window the throughput counts, start-up left out. */
+    private static final Pattern WINDOW_CPU = Pattern.compile("(?m)^process CPU in that time: (\\d+\\.\\d\\d) s$");
 
     @TempDir
     Path dir;
@@ -40,6 +42,8 @@ class SampleServingIT {
         assertEquals(0, r.exit(), r.toString());
         Matcher m = SERVED.matcher(r.out());
         assertTrue(m.find(), r.toString());
+        Matcher cpu = WINDOW_CPU.matcher(r.out());
+        assertTrue(cpu.find() && Double.parseDouble(cpu.group(1)) > 0, r.toString());
         return m;
     }
 

@@ -236,14 +236,27 @@ public final class PoolsAgent {
      * Classes of intercepted packages loaded before the transformer was added (by a late attach, or
      * before {@code premain} by another agent or a launcher) are instrumented now, through a
      * retransformation-capable copy of the transformer registered for this alone. Each class that
-     * cannot be is named once on stderr.
+     * cannot be is named once on stderr; hidden classes are skipped, as at class load.
+     *
+     * <p>All of them are retransformed in one call: the JVM then stops the application once, not once
+     * per class. Only if that call fails (it then changes none of them) are they taken one by one, to
+     * instrument every class that can be and name those that cannot.
+     *
+     * @return how many classes were re-instrumented
      */
-    private static void retransformLoaded(
+    static int retransformLoaded(
             Instrumentation inst, HostTransformer transformer, boolean late, boolean releaseAtClose) {
         List<Class<?>> targets = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (transformer.intercepts(c.getName()) && !c.isArray()) {
-                targets.add(c);
+            // A hidden class (a lambda's, a method handle's) is never given to a transformer, at load
+            // or later: the JVM does not let it be changed. A lambda's body is a method of the class
+            // that declares it, which is instrumented with it.
+            if (transformer.intercepts(c.getName()) && !c.isArray() && !c.isHidden()) {
+                if (inst.isModifiableClass(c)) {
+                    targets.add(c);
+                } else {
+                    cannotRetransform(c, new IllegalStateException("the JVM does not let it be changed"));
+                }
             }
         }
         if (targets.isEmpty()) {
@@ -251,24 +264,23 @@ public final class PoolsAgent {
                 Log.info("attached late: no loaded class to re-instrument"
                         + (releaseAtClose ? ", release at close on" : ""));
             }
-            return;
+            return 0;
         }
         HostTransformer again = transformer.forRetransformation();
         inst.addTransformer(again, true);
         int done = 0;
         try {
-            for (Class<?> c : targets) {
-                try {
-                    if (!inst.isModifiableClass(c)) {
-                        throw new IllegalStateException("the JVM does not let it be changed");
+            try {
+                inst.retransformClasses(targets.toArray(new Class<?>[0]));
+                done = targets.size();
+            } catch (Throwable all) {
+                for (Class<?> c : targets) {
+                    try {
+                        inst.retransformClasses(c);
+                        done++;
+                    } catch (Throwable t) {
+                        cannotRetransform(c, t);
                     }
-                    inst.retransformClasses(c);
-                    done++;
-                } catch (Throwable t) {
-                    Log.once(
-                            "retransform:" + c.getName(),
-                            "cannot instrument the already loaded class " + c.getName()
-                                    + "; it keeps its own allocations: " + t);
                 }
             }
         } finally {
@@ -276,5 +288,12 @@ public final class PoolsAgent {
         }
         Log.info((late ? "attached late: " : "") + done + " already loaded class" + (done == 1 ? "" : "es")
                 + " re-instrumented" + (releaseAtClose ? ", release at close on" : ""));
+        return done;
+    }
+
+    private static void cannotRetransform(Class<?> c, Throwable t) {
+        Log.once(
+                "retransform:" + c.getName(),
+                "cannot instrument the already loaded class " + c.getName() + "; it keeps its own allocations: " + t);
     }
 }

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class DjlConcurrencyAndAttachIT {
 
@@ -26,6 +28,10 @@ class DjlConcurrencyAndAttachIT {
     Path dir;
 
     private Path layout() throws Exception {
+        return layout("gc");
+    }
+
+    private Path layout(String release) throws Exception {
         return Files.writeString(
                 dir.resolve("layout.yaml"),
                 """
@@ -34,9 +40,11 @@ class DjlConcurrencyAndAttachIT {
                   - page_size: 256 KiB
                     max_slice: 4 KiB
                   - page_size: 1 MiB
+                release: %s
                 report:
                   file: none
-                """);
+                """
+                        .formatted(release));
     }
 
     @Test
@@ -49,9 +57,11 @@ class DjlConcurrencyAndAttachIT {
         assertEquals("0 0 0", HostJvm.value(r, "usage-end"), r.toString());
     }
 
-    @Test
-    void a_late_attach_routes_the_allocations_made_after_it() throws Exception {
-        Path layout = layout().toAbsolutePath();
+    /** Under {@code release: close} the retransformed classes also get DJL's return hooks. */
+    @ParameterizedTest
+    @ValueSource(strings = {"gc", "close"})
+    void a_late_attach_routes_the_allocations_made_after_it(String release) throws Exception {
+        Path layout = layout(release).toAbsolutePath();
         List<String> flags = new ArrayList<>(List.of("-XX:+EnableDynamicAgentLoading"));
         Process p = new ProcessBuilder(HostJvm.command(flags, DjlLateAttach.class))
                 .directory(dir.toFile())
@@ -88,6 +98,7 @@ class DjlConcurrencyAndAttachIT {
         assertTrue(lines.contains("usage-end 0 0 0"), lines.toString());
         assertTrue(err.contains("pools: attached late:"), err);
         assertTrue(err.contains("already loaded classes re-instrumented"), err);
+        assertEquals(release.equals("close"), err.contains("release at close on"), err);
         // Hidden classes (DJL's lambdas) cannot be changed and are not given to transformers: skipped, not warned of.
         assertFalse(err.contains("cannot instrument"), err);
     }

@@ -287,7 +287,9 @@ public final class PoolsAgent {
             inst.removeTransformer(again);
         }
         Log.info((late ? "attached late: " : "") + done + " already loaded class" + (done == 1 ? "" : "es")
-                + " re-instrumented" + (releaseAtClose ? ", release at close on" : ""));
+                + " re-instrumented (" + again.changed() + " changed: the others have no allocation call"
+                + " site" + (releaseAtClose ? " or release hook" : "") + ")"
+                + (releaseAtClose ? ", release at close on" : ""));
         return done;
     }
 

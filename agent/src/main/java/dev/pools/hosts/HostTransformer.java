@@ -6,6 +6,7 @@ import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The transformer the agent installs. For a class of an intercepted package it substitutes the
@@ -24,6 +25,7 @@ public final class HostTransformer implements ClassFileTransformer {
     private final List<HostClass> hostClasses;
     private final boolean releaseAtClose;
     private final boolean onlyRetransforms;
+    private final AtomicInteger changed = new AtomicInteger();
     private volatile boolean warming;
 
     /**
@@ -65,6 +67,11 @@ public final class HostTransformer implements ClassFileTransformer {
         return new HostTransformer(packages, sites, hostClasses, releaseAtClose, true);
     }
 
+    /** How many classes this transformer changed (call sites substituted or hooks added). */
+    public int changed() {
+        return changed.get();
+    }
+
     /** Whether a class (internal or binary name) is in an intercepted package, and not the agent's own. */
     public boolean intercepts(String className) {
         String internal = className.replace('.', '/');
@@ -102,7 +109,11 @@ public final class HostTransformer implements ClassFileTransformer {
         if (releaseAtClose) {
             out = addHooks(className, out);
         }
-        return out == classFile ? null : out;
+        if (out == classFile) {
+            return null;
+        }
+        changed.incrementAndGet();
+        return out;
     }
 
     /**

@@ -34,6 +34,7 @@ class HostTransformerTest {
         assertNull(
                 t.transform(null, "dev/pools/memory/NativeAccess", null, null, classFile(PoolAllocator.class)),
                 "an own class that calls allocateDirect stays as it is");
+        assertEquals(0, t.changed(), "nothing changed");
     }
 
     @Test
@@ -45,6 +46,7 @@ class HostTransformerTest {
         String text = new String(out, StandardCharsets.ISO_8859_1);
         assertTrue(text.contains(CallSiteRewriter.RUNTIME), "calls the pools' entry point");
         assertEquals("it.host.Tensors#allocate", sites.name(1));
+        assertEquals(1, t.changed(), "counted as changed");
     }
 
     @Test

@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -97,7 +99,12 @@ class DjlConcurrencyAndAttachIT {
         assertTrue(lines.contains("result [6.0, 8.0, 10.0, 12.0]"), lines.toString());
         assertTrue(lines.contains("usage-end 0 0 0"), lines.toString());
         assertTrue(err.contains("pools: attached late:"), err);
-        assertTrue(err.contains("already loaded classes re-instrumented"), err);
+        Matcher counts = Pattern.compile("(\\d+) already loaded classes re-instrumented \\((\\d+) changed")
+                .matcher(err);
+        assertTrue(counts.find(), err);
+        int changed = Integer.parseInt(counts.group(2));
+        // DJL's managers call allocateDirect; most of its classes do not, and are given back unchanged.
+        assertTrue(changed >= 1 && changed < Integer.parseInt(counts.group(1)), err);
         assertEquals(release.equals("close"), err.contains("release at close on"), err);
         // Hidden classes (DJL's lambdas) cannot be changed and are not given to transformers: skipped, not warned of.
         assertFalse(err.contains("cannot instrument"), err);

@@ -3,9 +3,9 @@ package dev.pools.it.apps;
 import java.util.Map;
 
 /**
- * Returns from {@code main} once the agent's start thread is inside the recording's start, held
- * there by the test hook {@code pools.test.recordingStartDelayMs}: the JVM then ends in the middle of
- * that start, whatever the machine's speed.
+ * Returns from {@code main} once the agent's start thread is inside the recording's start, asleep
+ * in the test hook whose property is set (such as {@code pools.test.recordingStartDelayMs}): the
+ * JVM then ends in the middle of that start, whatever the machine's speed.
  */
 public final class EndDuringRecordingStart {
 
@@ -42,9 +42,16 @@ public final class EndDuringRecordingStart {
         for (Map.Entry<Thread, StackTraceElement[]> e :
                 Thread.getAllStackTraces().entrySet()) {
             if (e.getKey().getName().equals("pools-start")) {
+                // Asleep in a test hook: every hook passes through delayForTests, and only the one whose
+                // property is set sleeps. A thread seen in another hook (a busy machine can stop it there)
+                // is not held.
+                boolean asleep = false;
                 for (StackTraceElement frame : e.getValue()) {
-                    if (frame.getMethodName().equals("delayForTests")) {
-                        return true;
+                    if (frame.getClassName().equals("java.lang.Thread")
+                            && frame.getMethodName().startsWith("sleep")) {
+                        asleep = true;
+                    } else if (frame.getMethodName().equals("delayForTests")) {
+                        return asleep;
                     }
                 }
             }

@@ -155,21 +155,27 @@ public final class PoolAllocator {
 
     /**
      * The exhausted path, before any spill, fallback or refusal: (1) release what a collection
-     * already found, queued or in flight ({@link NativeAccess#processPendingReferences()},
-     * {@link Releaser#drainUntil}), a batch at a time, retrying in the first pool after each batch,
-     * until the request fits or all of it is back; (2) let the request spill to later pools; (3)
-     * collect garbage, wait until the collector has queued every unreachable buffer, and release
-     * them the same way, retrying in every pool (requests that run out while a collection is under
-     * way wait for it and share it, instead of each making one more); (4) give empty pages back,
+     * already found, queued ({@link Releaser#releaseQueued}), then in flight
+     * ({@link NativeAccess#processPendingReferences()}, {@link Releaser#drainUntil}), a batch at a
+     * time, retrying in the first
+     * pool after each batch, until the request fits or all of it is back; (2) let the request spill
+     * to later pools; (3) collect garbage and release what it found as it reaches the queue
+     * ({@link Releaser#drainAfterCollection}), retrying in every pool after each batch, until the
+     * request fits or the collector has queued every unreachable buffer and all of them are back
+     * (requests that run out while a collection is under way wait for it and share it, instead of
+     * each making one more); (4) give empty pages back,
      * retry. Nothing spills, falls back or is refused while a lease a collection found is still
      * queued, and a request that fits after the first batch does not wait for the rest (one
      * collection can find millions of dropped buffers; the release thread takes them).
      */
     private Anchor reserveAfterReleasing(int size, int site) {
         long begunBefore = collectionsBegun;
-        // What the last collection found unreachable may still be on its way to the queue.
-        NativeAccess.processPendingReferences();
-        Anchor anchor = Releaser.drainUntil(() -> reserve(size, site, true, false));
+        Anchor anchor = Releaser.releaseQueued(() -> reserve(size, site, true, false));
+        if (anchor == null) {
+            // What the last collection found unreachable may still be on its way to the queue.
+            NativeAccess.processPendingReferences();
+            anchor = Releaser.drainUntil(() -> reserve(size, site, true, false));
+        }
         if (anchor == null) {
             anchor = reserve(size, site, true, true);
         }
@@ -195,14 +201,13 @@ public final class PoolAllocator {
             if (collectionsBegun == begunBefore) {
                 collectionsBegun = begunBefore + 1;
                 HeapKeepingCollection.collect();
-                NativeAccess.awaitReferenceProcessing();
                 collections.increment();
                 collected = true;
             }
         } finally {
             collecting.unlock();
         }
-        anchor = Releaser.drainUntil(() -> reserve(size, site, true, true));
+        anchor = Releaser.drainAfterCollection(() -> reserve(size, site, true, true));
         collectionNanos.add(System.nanoTime() - now);
         if (collected) {
             // Decided only now: served, some lease the collection found is back; not, all of them are.

@@ -4,7 +4,8 @@ import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
@@ -12,14 +13,16 @@ import java.util.function.Supplier;
  * daemon thread, and the handshake with which an allocation that finds no room makes sure every
  * such lease is back in its pool before it spills, falls back or fails.
  *
- * <p><b>The handshake.</b> Leases leave {@link #QUEUE} only under {@link #DRAIN}, and a lease taken
- * from the queue is back in its pool before {@code DRAIN} is let go. The release thread holds
- * {@code DRAIN} while it waits on the queue; a thread that needs the queue drained now
- * ({@link #drainNow()}, {@link #drainUntil}) interrupts that wait and takes {@code DRAIN} (a fair
- * lock: the waiting thread gets it before the release thread takes it back). Holding it, that
- * thread knows no lease is half released anywhere, releases what is queued itself (all of it, or,
- * for an allocation, batches until it is served), and lets go. The wait is bounded
- * by {@link #HANDSHAKE_LIMIT_NANOS}; past it the caller goes on with what it has, said once.
+ * <p><b>Taking and draining.</b> A thread takes leases from {@link #QUEUE} only while it holds
+ * {@link #TAKING} (shared), and a lease it took is back in its pool before it lets go. The release
+ * thread holds it while it waits on the queue and releases; an allocation that finds no room holds
+ * it too, beside the release thread, and releases batches itself, retrying after each: it does not
+ * wait for the release thread's batch. A thread that must know that every lease queued so far is
+ * back ({@link #drainNow()}, and {@link #drainUntil} before it gives up) takes {@link #DRAIN}, the
+ * exclusive side of the same fair lock: it interrupts the release thread's wait on the queue, and
+ * once it holds {@code DRAIN} no lease is half released anywhere; it releases what is queued itself
+ * and lets go. The wait is bounded by {@link #HANDSHAKE_LIMIT_NANOS}; past it the caller goes on with
+ * what it has, said once.
  *
  * <p>Nothing the release thread does may be interruptible I/O (an interrupted {@code FileChannel}
  * closes): the allocation trace writes through a plain {@code FileOutputStream}.
@@ -35,9 +38,17 @@ final class Releaser {
     /** Most leases released under one lock acquisition per pool. */
     private static final int BATCH = 256;
 
-    private static final ReentrantLock DRAIN = new ReentrantLock(true);
+    private static final ReentrantReadWriteLock QUEUE_LOCK = new ReentrantReadWriteLock(true);
+    /** Held, shared, by every thread from before it takes leases from the queue until they are back. */
+    private static final Lock TAKING = QUEUE_LOCK.readLock();
+    /** Held by a thread that must know that no lease taken from the queue is half released. */
+    private static final Lock DRAIN = QUEUE_LOCK.writeLock();
+
     private static Thread thread;
     private static volatile boolean handshakeTimedOut;
+
+    /** For tests: run by the release thread after it took a batch from the queue, before it releases it; null otherwise. */
+    static volatile Runnable beforeReleasingBatch;
 
     private Releaser() {}
 
@@ -65,65 +76,142 @@ final class Releaser {
     private static void loop() {
         Lease[] batch = new Lease[BATCH];
         while (true) {
-            DRAIN.lock();
+            TAKING.lock();
             try {
                 batch[0] = (Lease) QUEUE.remove();
-                release(batch, pollInto(batch, 1));
+                int n = pollInto(batch, 1);
+                Runnable hook = beforeReleasingBatch;
+                if (hook != null) {
+                    hook.run();
+                }
+                release(batch, n);
             } catch (InterruptedException e) {
-                // A thread wants the queue drained now: let go of DRAIN (below) so that it can take it.
+                // A thread wants the queue drained now: let go of TAKING (below) so that it can take DRAIN.
             } catch (Throwable t) {
                 reportOnce(t);
             } finally {
-                DRAIN.unlock();
+                TAKING.unlock();
             }
         }
     }
 
     /**
      * Returns once every lease the collector has queued so far is back in its pool, including any
-     * the release thread was working on. Returns false if the release thread did not let go of the
+     * another thread was working on. Returns false if the release thread did not let go of the
      * queue within {@link #HANDSHAKE_LIMIT_NANOS} (what was queued is then released later).
      */
     static boolean drainNow() {
-        return drain(() -> null) != TIMED_OUT;
+        return drain(() -> null, false, true) != TIMED_OUT;
     }
 
     /**
      * Releases what the collector has queued, a batch at a time, and calls {@code attempt} after
      * each batch; returns its first non-null answer at once and leaves the rest of the queue to the
      * release thread. Otherwise it goes on until the queue is empty and returns what a last call of
-     * {@code attempt} gives: so a null answer means that every lease queued so far, including any the
-     * release thread was working on, is back in its pool. An allocation that needs one slice does
-     * not wait until the millions of buffers one old-generation collection can find are all back.
+     * {@code attempt} gives: so a null answer means that every lease queued so far, including any
+     * another thread was working on, is back in its pool. An allocation that needs one slice does
+     * not wait until the millions of buffers one old-generation collection can find are all back,
+     * nor for the batch the release thread is working on.
      * If the release thread does not let go of the queue within {@link #HANDSHAKE_LIMIT_NANOS}, this
      * is said once and {@code attempt} is called without draining.
      */
-    @SuppressWarnings("unchecked") // drain returns what attempt gave, or TIMED_OUT
     static <T> T drainUntil(Supplier<T> attempt) {
-        Object answer = drain(attempt);
+        return answer(drain(attempt, false, true), attempt);
+    }
+
+    /**
+     * Like {@link #drainUntil}, right after a collection, while the JVM's reference handler may
+     * still be handing what it found to the queue: when the queue is empty, waits for the next lease
+     * (at most {@link #NEXT_LEASE_MILLIS} at a time) and goes on, so that a request is served as soon
+     * as the first leases the collection found are back, not only once the reference handler has
+     * queued all of them (the JDK's own direct memory goes on after each buffer its reference
+     * handler frees). When none comes in that time, waits until the reference handler is done
+     * ({@link NativeAccess#awaitReferenceProcessing()}) and drains the rest as {@link #drainUntil}
+     * does; so a null answer still means that every lease the collection found is back.
+     */
+    static <T> T drainAfterCollection(Supplier<T> attempt) {
+        return answer(drain(attempt, true, true), attempt);
+    }
+
+    /**
+     * Releases what the collector has queued, a batch at a time beside the release thread, and
+     * calls {@code attempt} after each batch; returns its first non-null answer, or null once the
+     * queue is empty. Unlike {@link #drainUntil}, null promises nothing about leases other threads
+     * are releasing: it never waits for them.
+     */
+    static <T> T releaseQueued(Supplier<T> attempt) {
+        return answer(drain(attempt, false, false), attempt);
+    }
+
+    /** How long {@link #drainAfterCollection} waits on an empty queue for the next lease. */
+    static final long NEXT_LEASE_MILLIS = 1;
+
+    @SuppressWarnings("unchecked") // drain returns what attempt gave, or TIMED_OUT
+    private static <T> T answer(Object answer, Supplier<T> attempt) {
         return answer == TIMED_OUT ? attempt.get() : (T) answer;
     }
 
     /** What {@link #drain} returns when the release thread did not let go of the queue in time. */
     private static final Object TIMED_OUT = new Object();
 
-    private static Object drain(Supplier<?> attempt) {
-        boolean locked = DRAIN.tryLock();
+    private static Object drain(Supplier<?> attempt, boolean afterCollection, boolean untilAllBack) {
+        Lease[] batch = new Lease[BATCH];
         boolean interrupted = false;
-        long deadline = System.nanoTime() + HANDSHAKE_LIMIT_NANOS;
+        boolean drained = false;
         try {
-            while (!locked && System.nanoTime() - deadline < 0) {
+            // Beside the release thread: release batches and retry after each.
+            TAKING.lock();
+            try {
+                boolean waitForNext = afterCollection;
+                while (true) {
+                    int n = pollInto(batch, 0);
+                    if (n == 0 && waitForNext) {
+                        try {
+                            Reference<? extends Anchor> next = QUEUE.remove(NEXT_LEASE_MILLIS);
+                            if (next != null) {
+                                batch[n++] = (Lease) next;
+                                n = pollInto(batch, n);
+                            }
+                        } catch (InterruptedException e) {
+                            interrupted = true;
+                        }
+                        if (n == 0) {
+                            // None came: the reference handler is done, or slow; wait until it is done.
+                            NativeAccess.awaitReferenceProcessing();
+                            waitForNext = false;
+                            continue;
+                        }
+                    }
+                    if (n == 0) {
+                        break;
+                    }
+                    release(batch, n);
+                    Object done = attempt.get();
+                    if (done != null) {
+                        return done;
+                    }
+                }
+            } finally {
+                TAKING.unlock();
+            }
+            if (!untilAllBack) {
+                return null;
+            }
+            // Alone: once DRAIN is held, every lease another thread took from the queue is back.
+            long deadline = System.nanoTime() + HANDSHAKE_LIMIT_NANOS;
+            drained = DRAIN.tryLock();
+            while (!drained && System.nanoTime() - deadline < 0) {
                 Thread t = thread;
                 if (t != null) {
                     t.interrupt();
                 }
                 try {
-                    locked = DRAIN.tryLock(1, TimeUnit.MILLISECONDS);
+                    drained = DRAIN.tryLock(1, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
             }
-            if (!locked) {
+            if (!drained) {
                 if (!handshakeTimedOut) {
                     handshakeTimedOut = true;
                     System.err.println("pools: the release thread did not let go of the release queue within "
@@ -131,7 +219,6 @@ final class Releaser {
                 }
                 return TIMED_OUT;
             }
-            Lease[] batch = new Lease[BATCH];
             int n;
             while ((n = pollInto(batch, 0)) > 0) {
                 release(batch, n);
@@ -142,7 +229,7 @@ final class Releaser {
             }
             return attempt.get();
         } finally {
-            if (locked) {
+            if (drained) {
                 DRAIN.unlock();
             }
             if (interrupted) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -108,11 +109,7 @@ class ExhaustionTest {
      */
     @Test
     void a_request_is_served_after_the_first_batch_of_queued_releases() throws Exception {
-        PoolAllocator pools = new PoolAllocator(
-                List.of(new PoolSpec.Sliced(MIB, MIB, 1)),
-                new PoolAllocator.Options(false, true),
-                AllocationListener.NONE,
-                new CallSites());
+        PoolAllocator pools = onePageOfOneMib();
         int slices = MIB / 64;
         Releaser.holdQueue();
         ByteBuffer served;
@@ -132,12 +129,73 @@ class ExhaustionTest {
         assertEquals(0, pools.usage().fallbackAllocs(), "fallbacks");
         assertTrue(after >= queued - 256 + 1 && after < queued, "held after one request: " + after + " of " + queued);
         pools.release(served);
+        awaitAllBack(pools);
+        assertEquals(0, pools.usage().numberAllocs(), "the release thread took the rest");
+        pools.cleanup();
+    }
+
+    /**
+     * A request that finds its pool full of queued leases releases them itself, beside the release
+     * thread: it does not wait for the batch the release thread is working on. The test stops the
+     * release thread inside a batch (uninterruptibly) until the request is served.
+     */
+    @Test
+    void a_request_does_not_wait_for_the_release_threads_batch() throws Exception {
+        PoolAllocator pools = onePageOfOneMib();
+        int slices = MIB / 64;
+        CountDownLatch inBatch = new CountDownLatch(1);
+        CountDownLatch served = new CountDownLatch(1);
+        Releaser.beforeReleasingBatch = () -> {
+            inBatch.countDown();
+            boolean interrupted = false;
+            while (served.getCount() > 0) {
+                try {
+                    served.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        ByteBuffer buffer;
+        try {
+            fillAndDrop(pools, slices);
+            System.gc();
+            NativeAccess.awaitReferenceProcessing();
+            assertTrue(inBatch.await(60, TimeUnit.SECONDS), "the release thread took a batch");
+            long held = pools.usage().numberAllocs();
+            assertTrue(held > slices - 256, "still held while the release thread is stopped: " + held);
+            buffer = pools.allocate(64, 0);
+            assertEquals(1, served.getCount(), "served while the release thread is stopped in its batch");
+        } finally {
+            served.countDown();
+            Releaser.beforeReleasingBatch = null;
+        }
+        assertEquals(0, pools.usage().fallbackAllocs(), "fallbacks");
+        assertEquals(0, pools.collections(), "collections: the queued leases served the request");
+        pools.release(buffer);
+        awaitAllBack(pools);
+        assertEquals(0, pools.usage().numberAllocs(), "every lease is back");
+        pools.cleanup();
+    }
+
+    /** A capped pool of one 1 MiB page that refuses when full. */
+    private static PoolAllocator onePageOfOneMib() {
+        return new PoolAllocator(
+                List.of(new PoolSpec.Sliced(MIB, MIB, 1)),
+                new PoolAllocator.Options(false, true),
+                AllocationListener.NONE,
+                new CallSites());
+    }
+
+    /** Waits (at most a minute) until the release thread has brought every dropped buffer back. */
+    private static void awaitAllBack(PoolAllocator pools) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (pools.usage().numberAllocs() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertEquals(0, pools.usage().numberAllocs(), "the release thread took the rest");
-        pools.cleanup();
     }
 
     private static void fillAndDrop(PoolAllocator pools, int buffers) {

@@ -182,8 +182,11 @@ public final class CallSites {
         released(id, size, null);
     }
 
-    /** Counts a release; {@code known} as for {@link #served(int, int, ThreadCounts)}. */
-    void released(int id, int size, ThreadCounts known) {
+    /**
+     * Counts released bytes ({@code size}: one release, or the sum of several at one site);
+     * {@code known} as for {@link #served(int, int, ThreadCounts)}.
+     */
+    void released(int id, long size, ThreadCounts known) {
         id = idOf(id);
         ThreadCounts mine = size > DEBT_LIMIT ? null : known != null ? known : mine();
         if (mine != null && mine.keepsDebts) {

@@ -315,20 +315,32 @@ public final class PoolAllocator {
     }
 
     /**
-     * Like {@link #claim} for a release by the collector (the release thread): a pool that zeroes at
+     * Like {@link #claim} for a release by the collector (the release thread, or a request that
+     * releases queued leases), without counting the call site: the caller counts a batch's released
+     * bytes per site at once ({@link #collected}) before any of their room goes back to a pool, so
+     * that a burst of releases does not write one shared counter per buffer. A pool that zeroes at
      * hand-out gets the room back as the host left it, so that the one release thread does not zero
      * for every allocating thread; the allocation that next takes it zeroes it.
      */
     boolean claimCollected(Lease lease) {
-        if (options.poisonOnFree || !lease.pool.zeroesAtHandOut(lease)) {
-            return claim(lease, false);
-        }
         if (!lease.claimRelease()) {
             return false;
         }
-        sites.released(lease.site, lease.size);
-        lease.leftDirty = true;
+        if (options.poisonOnFree || !lease.pool.zeroesAtHandOut(lease)) {
+            NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
+        } else {
+            lease.leftDirty = true;
+        }
         return true;
+    }
+
+    /**
+     * Counts {@code leases} releases by the collector of {@code bytes} in all at call site
+     * {@code site}: claimed by {@link #claimCollected}, their room not yet back in a pool.
+     */
+    void collected(int site, long bytes, int leases) {
+        sites.released(site, bytes, null);
+        collectorReleases.add(leases);
     }
 
     /**
@@ -343,11 +355,6 @@ public final class PoolAllocator {
     private void clean(Lease lease) {
         sites.released(lease.site, lease.size, lease.pool.knownCounts(lease));
         NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
-    }
-
-    /** Counts one release by the collector. */
-    void collectorReleased() {
-        collectorReleases.increment();
     }
 
     /**

@@ -265,9 +265,10 @@ final class Releaser {
     }
 
     /**
-     * Releases queued leases: claims and cleans each outside any pool lock, then frees them pool by
-     * pool, one lock acquisition per pool, so that a burst of releases after a collection does not
-     * take the lock from allocating threads once per buffer.
+     * Releases queued leases: claims and cleans each outside any pool lock, counts the released bytes
+     * once per run of leases of one call site, then frees them pool by pool, one lock acquisition per
+     * pool, so that a burst of releases after a collection neither takes the lock from allocating
+     * threads once per buffer nor writes a site's shared counter once per buffer.
      */
     private static void release(Lease[] batch, int n) {
         int kept = 0;
@@ -275,6 +276,17 @@ final class Releaser {
             if (batch[i].pool.owner.claimCollected(batch[i])) {
                 batch[kept++] = batch[i];
             }
+        }
+        for (int start = 0; start < kept; ) {
+            PoolAllocator owner = batch[start].pool.owner;
+            int site = batch[start].site;
+            long bytes = 0;
+            int end = start;
+            while (end < kept && batch[end].pool.owner == owner && batch[end].site == site) {
+                bytes += batch[end++].size;
+            }
+            owner.collected(site, bytes, end - start);
+            start = end;
         }
         for (int start = 0; start < kept; ) {
             Pool pool = batch[start].pool;
@@ -288,9 +300,6 @@ final class Releaser {
             }
             pool.free(batch, start, end);
             start = end;
-        }
-        for (int i = 0; i < kept; i++) {
-            batch[i].pool.owner.collectorReleased();
         }
         Arrays.fill(batch, 0, n, null);
     }

@@ -3,9 +3,12 @@ package dev.pools.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /** What a call site asked for, counted per thread: exact with one thread, bounded with several. */
@@ -15,6 +18,23 @@ class CallSitesTest {
         List<CallSites.Stats> all = sites.snapshot();
         assertEquals(1, all.size());
         return all.get(0);
+    }
+
+    private static PoolAllocator allocator(CallSites sites) {
+        return new PoolAllocator(
+                List.of(new PoolSpec.Sliced(1 << 20, 1 << 16, PoolSpec.UNCAPPED)),
+                PoolAllocator.Options.DEFAULT,
+                AllocationListener.NONE,
+                sites);
+    }
+
+    /** Collects and drains the release queue until {@code done}, at most 500 times. */
+    private static void collectUntil(BooleanSupplier done) throws InterruptedException {
+        for (int i = 0; i < 500 && !done.getAsBoolean(); i++) {
+            System.gc();
+            Releaser.drainNow();
+            Thread.sleep(20);
+        }
     }
 
     @Test
@@ -90,18 +110,10 @@ class CallSitesTest {
     @Test
     void the_release_thread_publishes_what_it_releases_at_once() throws Exception {
         CallSites sites = new CallSites();
-        PoolAllocator pools = new PoolAllocator(
-                List.of(new PoolSpec.Sliced(1 << 20, 1 << 16, PoolSpec.UNCAPPED)),
-                PoolAllocator.Options.DEFAULT,
-                AllocationListener.NONE,
-                sites);
+        PoolAllocator pools = allocator(sites);
         int id = sites.register("a.B#c");
         pools.allocate(1000, id).put(0, (byte) 1); // dropped: the release thread releases it
-        for (int i = 0; i < 500 && pools.collectorReleases() == 0; i++) {
-            System.gc();
-            Releaser.drainNow();
-            Thread.sleep(20);
-        }
+        collectUntil(() -> pools.collectorReleases() > 0);
         assertEquals(1, pools.collectorReleases(), "the collector found the dropped buffer");
         ByteBuffer again = pools.allocate(1000, id);
         CallSites.Stats s = only(sites);
@@ -112,6 +124,58 @@ class CallSitesTest {
     }
 
     /**
+     * The collector's releases are counted per run of one call site in a batch: buffers of two sites
+     * of two allocators, interleaved and dropped together, leave at each site exactly the bytes of the
+     * buffers still held there.
+     */
+    /**
+     * Allocates 600 buffers at the given sites, in runs of one site and single ones; keeps every fifth
+     * in {@code held} (its bytes in {@code heldBytes} by site) and drops the rest, in this frame, which
+     * is gone when the collector looks. Returns how many it dropped.
+     */
+    private static int allocateInterleaved(PoolAllocator[] by, int[] sites, List<ByteBuffer> held, long[] heldBytes) {
+        int dropped = 0;
+        for (int i = 0; i < 600; i++) {
+            int size = 64 + (i * 97) % 5000;
+            int which = (i * 7 + i / 3) % 3;
+            ByteBuffer buffer = by[which].allocate(size, sites[which]);
+            if (i % 5 == 0) {
+                held.add(buffer);
+                heldBytes[which] += size;
+            } else {
+                dropped++;
+            }
+        }
+        return dropped;
+    }
+
+    @Test
+    void the_collectors_releases_of_interleaved_sites_count_at_each_site_exactly() throws Exception {
+        CallSites sites = new CallSites();
+        CallSites otherSites = new CallSites();
+        PoolAllocator pools = allocator(sites);
+        PoolAllocator other = allocator(otherSites);
+        int a = sites.register("a.A#a");
+        int b = sites.register("b.B#b");
+        int c = otherSites.register("c.C#c");
+        List<ByteBuffer> held = new ArrayList<>();
+        long[] heldBytes = new long[3];
+        int dropped =
+                allocateInterleaved(new PoolAllocator[] {pools, pools, other}, new int[] {a, b, c}, held, heldBytes);
+        collectUntil(() -> pools.collectorReleases() + other.collectorReleases() >= dropped);
+        assertEquals(dropped, pools.collectorReleases() + other.collectorReleases(), "every dropped buffer found");
+        List<CallSites.Stats> mine = sites.snapshot();
+        assertEquals(heldBytes[0], mine.get(0).liveBytes(), "site a");
+        assertEquals(heldBytes[1], mine.get(1).liveBytes(), "site b");
+        assertEquals(heldBytes[2], only(otherSites).liveBytes(), "site c of the other allocator");
+        assertEquals(heldBytes[0] + heldBytes[1], pools.usage().bytesInUse());
+        assertEquals(heldBytes[2], other.usage().bytesInUse());
+        pools.checkInvariants();
+        other.checkInvariants();
+        Reference.reachabilityFence(held);
+    }
+
+    /**
      * A request served from a thread's cache, released on another thread after the first one ended:
      * the release counts in the releasing thread's counts, never in those of the thread whose cache
      * served it (folded in and dropped when it ended, so a release counted there would be lost).
@@ -119,11 +183,7 @@ class CallSitesTest {
     @Test
     void a_release_on_another_thread_counts_there_also_for_a_slice_another_threads_cache_served() throws Exception {
         CallSites sites = new CallSites();
-        PoolAllocator pools = new PoolAllocator(
-                List.of(new PoolSpec.Sliced(1 << 20, 1 << 16, PoolSpec.UNCAPPED)),
-                PoolAllocator.Options.DEFAULT,
-                AllocationListener.NONE,
-                sites);
+        PoolAllocator pools = allocator(sites);
         int id = sites.register("a.B#c");
         ByteBuffer[] handed = new ByteBuffer[1];
         Thread t = new Thread(() -> {

@@ -85,6 +85,9 @@ final class SlicingPool extends Pool {
     private final ThreadLocal<ThreadCache> cache = new ThreadLocal<>();
     /** Every thread's cache of this pool; replaced (copy on write) under the lock. */
     private volatile ThreadCache[] caches = new ThreadCache[0];
+    /** For tests: run by a drain after it looked at which caches' owners ended, before it drops them; null otherwise. */
+    static volatile Runnable afterOwnersLooked;
+
     /** The counters of caches whose threads ended, folded in when they were dropped; guarded by the lock. */
     private final long[] endedCaches = new long[ThreadCache.STATS];
 
@@ -342,8 +345,12 @@ final class SlicingPool extends Pool {
         }
         Slice[] taken = new Slice[ThreadCache.SLOTS];
         int drained = 0;
-        int ended = 0;
-        for (ThreadCache c : all) {
+        // Whether each owner ended is decided once: a thread may end while this runs, and one seen
+        // alive here is kept (and folded in at a later drain), never dropped without its counters.
+        boolean[] ended = new boolean[all.length];
+        int endedCount = 0;
+        for (int j = 0; j < all.length; j++) {
+            ThreadCache c = all[j];
             int n = c.takeAll(taken, 0);
             for (int i = 0; i < n; i++) {
                 taken[i].cached = false;
@@ -352,17 +359,22 @@ final class SlicingPool extends Pool {
             }
             drained += n;
             if (!c.owner.isAlive()) {
-                ended++;
+                ended[j] = true;
+                endedCount++;
             }
         }
-        if (ended > 0) {
-            ThreadCache[] kept = new ThreadCache[all.length - ended];
+        Runnable hook = afterOwnersLooked;
+        if (hook != null) {
+            hook.run();
+        }
+        if (endedCount > 0) {
+            ThreadCache[] kept = new ThreadCache[all.length - endedCount];
             int k = 0;
-            for (ThreadCache c : all) {
-                if (c.owner.isAlive()) {
-                    kept[k++] = c;
+            for (int j = 0; j < all.length; j++) {
+                if (ended[j]) {
+                    all[j].addStats(endedCaches);
                 } else {
-                    c.addStats(endedCaches);
+                    kept[k++] = all[j];
                 }
             }
             caches = kept;

@@ -269,7 +269,8 @@ final class ReportCommand implements Callable<Integer> {
 
     /**
      * The collections the pools made for requests a full pool could not serve, if any: what a cap
-     * costs under {@code release: gc}.
+     * costs while buffers are left to the collector, which they are under either release mode
+     * ({@code release: close} leaves every buffer without a safe close signal to it).
      */
     static void appendCollections(StringBuilder b, long count, long nanos, String where) {
         if (count > 0) {
@@ -279,7 +280,7 @@ final class ReportCommand implements Callable<Integer> {
                     .append(nanos / 1_000_000)
                     .append(" ms waited")
                     .append(where)
-                    .append(" (a cap under release: gc)\n");
+                    .append(" (buffers left to the collector, under a cap)\n");
         }
     }
 }

@@ -23,8 +23,19 @@ final class Slice {
 
     Slice prev;
     Slice next;
-    /** The lease a used slice backs; null while free. */
+    /**
+     * The lease a used slice backs; null while free or cached, and on a run's container. A run's slot
+     * token holds the lease it served from a thread's cache; a slot handed out under the lock has its
+     * lease in its run's array instead.
+     */
     Lease lease;
+    /**
+     * The run this slice belongs to, or null: set on a run's container (the used slice of the page
+     * the run covers, whose {@link SlicingPool.Run#slice} it is) and on the token of a run's slot
+     * that a thread's cache holds or held (the slot's bytes, never in the page's list nor in the free
+     * tree).
+     */
+    SlicingPool.Run run;
     /**
      * The thread cache that last held this slice, or null: a hint for its next release, which uses
      * it in place of a thread-local lookup when the releasing thread owns it. Written by that

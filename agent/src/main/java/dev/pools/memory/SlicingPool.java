@@ -37,6 +37,19 @@ import java.util.Arrays;
  * otherwise take a new page at the lowest free page index; (3) if the slice is longer than
  * {@code e}, split: the front {@code e} bytes become the used slice, the rest stays free in place.
  *
+ * <p><b>Runs</b> (JVM: not in CubeCL; docs/POOLS.md §3). A request of effective size {@code e} at
+ * most {@link #runMax} is served from a <em>run</em>: a used slice of {@code RUN_SLOTS * e} bytes,
+ * taken by the steps above, cut into {@link #RUN_SLOTS} slots of {@code e} bytes, with one bit a
+ * slot. Per size the pool has at most one current run, which serves until it is full, and a list
+ * of the other runs that have a free slot; a run whose last slot comes back is freed as one slice.
+ * A slot has no object of its own (its run holds its lease in an array), so a small buffer adds
+ * no object that old ones point to: G1's young collections then find the buffers a host dropped,
+ * instead of leaving them to a full collection (BENCHMARKS, B1 "runs"). The order, deterministic: (a) a slot of the current
+ * run, else of the first listed run; (b) a new run in a free slice that fits it; (c) a plain slice
+ * of {@code e} bytes where no run fits; (d) the caches drained and idle runs freed, then (a) to (c)
+ * again; (e) a new page for a new run, or a refusal at the cap. Before the pool grows it has drained
+ * every cache and freed every run with no used slot.
+ *
  * <p><b>Free</b>: the slice merges with a free neighbour on either side, or becomes a free slice
  * of its own. Empty pages stay until {@link #releaseEmptyPagesLocked()} (an explicit cleanup).
  *
@@ -68,6 +81,74 @@ final class SlicingPool extends Pool {
         }
     }
 
+    /** Slots of one run: one bit each in {@link Run#used}. */
+    static final int RUN_SLOTS = 64;
+
+    /** The longest slot a run has: a request of at most this effective size is served from a run. */
+    static final int RUN_MAX_SLOT = 256;
+
+    /**
+     * A used slice of a page cut into {@link #RUN_SLOTS} slots of one effective size, one bit each. A
+     * slot has no object of its own: handed out under the lock, its lease names the run, and the
+     * run's array holds the lease. Only a slot that a thread caches gets a slice object, its token in
+     * the cache, made the first time and kept; a lease served from a cache names the token, and the
+     * token holds it, so that threads sharing a run do not write one array at every request. Guarded
+     * by the pool's lock, except that the owner of a thread cache sets and clears the lease of a slot
+     * it caches or serves from its cache, as it does for any cached slice.
+     */
+    static final class Run {
+        /** The container: the used slice of the page this run covers. */
+        final Slice slice;
+        /** Bytes of each slot: an effective size. */
+        final int length;
+        /** Index in {@link #current} and {@link #partial}. */
+        final int sizeClass;
+        /** Address of slot 0. */
+        final long base;
+        /**
+         * The lease of each used slot, null while the slot is free or cached: the pool's strong hold on
+         * them. An array, not an object per slot: a new lease stored in an older run marks one card of
+         * the heap for G1 where objects per slot would mark eight, and nothing else is made per buffer,
+         * so the young collections find the buffers a host dropped (BENCHMARKS, B1 "runs").
+         */
+        final Lease[] leases = new Lease[RUN_SLOTS];
+        /** The slice object of each slot a thread's cache holds or held: its token there; null until then. */
+        final Slice[] tokens = new Slice[RUN_SLOTS];
+        /** Bit {@code i}: slot {@code i} is used or cached. */
+        long used;
+        /**
+         * Bit {@code i}: slot {@code i} was never handed out, and the container was taken
+         * {@linkplain Slice#dirty dirty}, so it may hold bytes a host wrote: zeroed at its first hand-out.
+         */
+        long unzeroed;
+        /** Whether this run is on its size's list of runs with a free slot, and its neighbours there. */
+        boolean listed;
+
+        Run prev;
+        Run next;
+
+        Run(Slice slice, int length, int sizeClass) {
+            this.slice = slice;
+            this.length = length;
+            this.sizeClass = sizeClass;
+            this.base = slice.page.block.address + slice.offset;
+            this.unzeroed = slice.dirty ? -1L : 0;
+        }
+
+        int slotAt(long address) {
+            return (int) ((address - base) / length);
+        }
+
+        int slotOf(Slice token) {
+            return (token.offset - slice.offset) / length;
+        }
+
+        @Override
+        public String toString() {
+            return "run of " + length + " B at " + slice + ", used " + Long.toBinaryString(used);
+        }
+    }
+
     private final PoolSpec.Sliced spec;
     private final int pageSize;
     private final int maxSlice;
@@ -91,6 +172,13 @@ final class SlicingPool extends Pool {
     /** The counters of caches whose threads ended, folded in when they were dropped; guarded by the lock. */
     private final long[] endedCaches = new long[ThreadCache.STATS];
 
+    /** The largest effective size served from runs: 0 when none is ({@code RUN_SLOTS} slots above an eighth of a page). */
+    private final int runMax;
+    /** Per size ({@code e / 64 - 1}): the run that serves next, or null; guarded by the lock. */
+    private final Run[] current;
+    /** Per size: the first of the runs, not current, that have a free slot; guarded by the lock. */
+    private final Run[] partial;
+
     SlicingPool(PoolAllocator owner, int index, PoolSpec.Sliced spec) {
         super(owner, index);
         this.spec = spec;
@@ -99,6 +187,11 @@ final class SlicingPool extends Pool {
         this.capped = spec.capped();
         this.cacheLimit =
                 owner != null && owner.options().trace() == null ? Math.min(ThreadCache.MAX_LENGTH, pageSize / 8) : 0;
+        int largestRun = pageSize / 8 / RUN_SLOTS / Sizes.ALIGNMENT * Sizes.ALIGNMENT;
+        this.runMax = Math.min(RUN_MAX_SLOT, Math.min(largestRun, Sizes.effective(maxSlice)));
+        int classes = Math.max(0, runMax / Sizes.ALIGNMENT);
+        this.current = new Run[classes];
+        this.partial = new Run[classes];
     }
 
     @Override
@@ -119,29 +212,208 @@ final class SlicingPool extends Pool {
     @Override
     boolean takeLocked(Lease lease, boolean retry) {
         int length = Sizes.effective(lease.size);
-        Slice slice = free.firstFit(length);
-        if (slice == null && drainCachesCountLocked() > 0) {
-            slice = free.firstFit(length);
+        if (length <= runMax) {
+            return takeSlotLocked(lease, length);
         }
-        if (slice == null) {
-            if (capped && pageCount >= spec.pagesCap()) {
-                return false;
-            }
-            Page page = newPage();
-            if (page == null) {
-                return false;
-            }
-            slice = page.head;
+        Slice used = takeSliceLocked(length);
+        if (used == null) {
+            return false;
         }
-        Slice used = take(slice, length);
-        zeroFirstUse(used);
+        handOut(lease, used);
+        return true;
+    }
+
+    /** Gives a used slice (not a slot) to a lease. */
+    private static void handOut(Lease lease, Slice used) {
         lease.zeroAtHandOut = used.dirty ? used.length : 0;
         used.dirty = false;
-        used.page.used++;
         used.lease = lease;
         lease.slot = used;
         lease.address = used.page.block.address + used.offset;
+    }
+
+    /** Steps (1) to (3) of a reserve: a used slice of {@code length} bytes; null at the cap or when refused a page. */
+    private Slice takeSliceLocked(int length) {
+        Slice slice = free.firstFit(length);
+        if (slice == null && reclaimLocked() > 0) {
+            slice = free.firstFit(length);
+        }
+        if (slice == null) {
+            slice = newPageLocked();
+            if (slice == null) {
+                return null;
+            }
+        }
+        return use(slice, length);
+    }
+
+    /** A reserve of {@code length <= runMax} bytes: steps (a) to (e) of the runs, see the class comment. */
+    private boolean takeSlotLocked(Lease lease, int length) {
+        int sizeClass = length / Sizes.ALIGNMENT - 1;
+        for (boolean reclaimed = false; ; reclaimed = true) {
+            Run run = runWithFreeSlotLocked(sizeClass);
+            if (run != null) {
+                handOutSlot(lease, run);
+                return true;
+            }
+            Slice room = free.firstFit(length * RUN_SLOTS);
+            if (room != null) {
+                handOutSlot(lease, newRunLocked(use(room, length * RUN_SLOTS), length, sizeClass));
+                return true;
+            }
+            room = free.firstFit(length);
+            if (room != null) {
+                handOut(lease, use(room, length));
+                return true;
+            }
+            if (reclaimed || reclaimLocked() == 0) {
+                break;
+            }
+        }
+        Slice whole = newPageLocked();
+        if (whole == null) {
+            return false;
+        }
+        handOutSlot(lease, newRunLocked(use(whole, length * RUN_SLOTS), length, sizeClass));
         return true;
+    }
+
+    /** The current run of a size, else the first listed one, made current; null if neither. */
+    private Run runWithFreeSlotLocked(int sizeClass) {
+        Run run = current[sizeClass];
+        if (run == null && (run = partial[sizeClass]) != null) {
+            unlist(run);
+            current[sizeClass] = run;
+        }
+        return run;
+    }
+
+    /** Gives the first free slot of the current run of its size to a lease. */
+    private void handOutSlot(Lease lease, Run run) {
+        int i = Long.numberOfTrailingZeros(~run.used);
+        long bit = 1L << i;
+        run.used |= bit;
+        if (run.used == -1L) {
+            current[run.sizeClass] = null; // full: on the list again when a slot comes back
+        }
+        lease.zeroAtHandOut = (run.unzeroed & bit) != 0 ? run.length : 0;
+        run.unzeroed &= ~bit;
+        run.leases[i] = lease;
+        lease.slot = run;
+        lease.address = run.base + (long) i * run.length;
+    }
+
+    /** Makes {@code container} the current run of its size. */
+    private Run newRunLocked(Slice container, int length, int sizeClass) {
+        Run run = new Run(container, length, sizeClass);
+        container.dirty = false;
+        container.run = run;
+        current[sizeClass] = run;
+        return run;
+    }
+
+    /** The whole free slice of a new page; null at the cap or when the JDK refuses the page. */
+    private Slice newPageLocked() {
+        if (capped && pageCount >= spec.pagesCap()) {
+            return null;
+        }
+        Page page = newPage();
+        return page == null ? null : page.head;
+    }
+
+    /** Takes {@code length} bytes from the front of a free slice as a used slice, zeroed up to its page's mark. */
+    private Slice use(Slice slice, int length) {
+        Slice used = take(slice, length);
+        zeroFirstUse(used);
+        used.page.used++;
+        return used;
+    }
+
+    /**
+     * What a pool does before it grows: every thread's cached slices back to the pool, then every
+     * run with no used slot freed. Returns how many slices and runs it gave back. Caller holds the lock.
+     */
+    private int reclaimLocked() {
+        return drainCachesCountLocked() + freeIdleRunsLocked();
+    }
+
+    /** Frees the current runs that have no used slot (listed runs never do); returns how many. */
+    private int freeIdleRunsLocked() {
+        int freed = 0;
+        for (int c = 0; c < current.length; c++) {
+            Run run = current[c];
+            if (run != null && run.used == 0) {
+                current[c] = null;
+                freeRunLocked(run);
+                freed++;
+            }
+        }
+        return freed;
+    }
+
+    /** Gives a run's container back as a free slice. Its slots are all free. */
+    private void freeRunLocked(Run run) {
+        assert run.used == 0 && !run.listed : "freeing a run in use: " + run;
+        Slice container = run.slice;
+        container.run = null;
+        container.dirty = run.unzeroed != 0;
+        freeSliceLocked(container);
+    }
+
+    /**
+     * Makes slot {@code i} of a run free: a run whose last slot comes back is freed, unless it is the
+     * current one; a full run that gets a slot back goes on its size's list. Caller holds the lock.
+     */
+    private void freeSlotLocked(Run run, int i) {
+        assert run.leases[i] == null && (run.tokens[i] == null || !run.tokens[i].cached && run.tokens[i].lease == null)
+                : "freeing a slot in use: " + i + " of " + run;
+        boolean wasFull = run.used == -1L;
+        run.used &= ~(1L << i);
+        if (current[run.sizeClass] == run) {
+            return;
+        }
+        if (run.used == 0) {
+            if (run.listed) {
+                unlist(run);
+            }
+            freeRunLocked(run);
+        } else if (wasFull) {
+            list(run);
+        }
+    }
+
+    private void list(Run run) {
+        Run first = partial[run.sizeClass];
+        run.prev = null;
+        run.next = first;
+        if (first != null) {
+            first.prev = run;
+        }
+        partial[run.sizeClass] = run;
+        run.listed = true;
+    }
+
+    private void unlist(Run run) {
+        if (run.prev == null) {
+            partial[run.sizeClass] = run.next;
+        } else {
+            run.prev.next = run.next;
+        }
+        if (run.next != null) {
+            run.next.prev = run.prev;
+        }
+        run.prev = null;
+        run.next = null;
+        run.listed = false;
+    }
+
+    /** Makes a drained slice free: a slot's token back to its run, any other slice back to its page. Caller holds the lock. */
+    private void freeRoomLocked(Slice slice) {
+        if (slice.run != null) {
+            freeSlotLocked(slice.run, slice.run.slotOf(slice));
+        } else {
+            freeSliceLocked(slice);
+        }
     }
 
     /**
@@ -235,6 +507,8 @@ final class SlicingPool extends Pool {
         if (slice == null) {
             return false;
         }
+        // A slot's token holds the lease it serves, not its run's array: the threads that share a run
+        // would otherwise write one cache line at every request and release.
         slice.cached = false;
         slice.lease = lease;
         lease.slot = slice;
@@ -258,17 +532,22 @@ final class SlicingPool extends Pool {
      */
     @Override
     CallSites.ThreadCounts knownCounts(Lease lease) {
-        ThreadCache holder = ((Slice) lease.slot).holder;
+        Slice slice = lease.slot instanceof Run run ? run.tokens[run.slotAt(lease.address)] : (Slice) lease.slot;
+        ThreadCache holder = slice == null ? null : slice.holder;
         return holder != null && holder.owner == Thread.currentThread() ? holder.counts : null;
     }
 
     @Override
     boolean cacheReleased(Lease lease) {
-        Slice slice = (Slice) lease.slot;
-        if (slice.length > cacheLimit) {
+        // A slot handed out under the lock: its lease names the run, and the run's array holds it.
+        // A slot served from a cache: its lease names the slot's token, which holds it (takeCached).
+        Run run = lease.slot instanceof Run r ? r : null;
+        int i = run == null ? 0 : run.slotAt(lease.address);
+        Slice slice = run == null ? (Slice) lease.slot : run.tokens[i];
+        if ((run == null ? slice.length : run.length) > cacheLimit) {
             return false;
         }
-        ThreadCache mine = slice.holder;
+        ThreadCache mine = slice == null ? null : slice.holder;
         if (mine == null || mine.owner != Thread.currentThread()) {
             mine = cache.get();
             if (mine == null && (mine = register()) == null) {
@@ -279,8 +558,21 @@ final class SlicingPool extends Pool {
         if (slot < 0) {
             return false;
         }
-        assert !slice.free && slice.lease == lease : "caching a slice that is not this lease's: " + slice;
-        slice.lease = null;
+        if (run == null) {
+            assert !slice.free && slice.lease == lease : "caching a slice that is not this lease's: " + slice;
+            slice.lease = null;
+        } else {
+            // Rare: once the slot's token exists, its next leases come from the cache, and name it.
+            assert run.leases[i] == lease : "caching a slot that is not this lease's: " + i + " of " + run;
+            if (slice == null) {
+                // The slot's token, made once by the thread that releases the slot's lease: until the
+                // slot is cached, nothing else reads or writes this element.
+                slice = new Slice(run.slice.page, run.slice.offset + i * run.length, run.length);
+                slice.run = run;
+                run.tokens[i] = slice;
+            }
+            run.leases[i] = null;
+        }
         slice.cached = true;
         slice.holder = mine;
         mine.returned(lease.size);
@@ -300,7 +592,7 @@ final class SlicingPool extends Pool {
     private void backToPool(Slice slice) {
         lock.lock();
         try {
-            freeSliceLocked(slice);
+            freeRoomLocked(slice);
             if (retired) {
                 releaseEmptyPagesLocked();
             }
@@ -354,7 +646,7 @@ final class SlicingPool extends Pool {
             int n = c.takeAll(taken, 0);
             for (int i = 0; i < n; i++) {
                 taken[i].cached = false;
-                freeSliceLocked(taken[i]);
+                freeRoomLocked(taken[i]);
                 taken[i] = null;
             }
             drained += n;
@@ -400,7 +692,22 @@ final class SlicingPool extends Pool {
         long bytes = 0;
         for (Page page : pages) {
             for (Slice s = page == null ? null : page.head; s != null; s = s.next) {
-                if (!s.free && !s.cached) {
+                if (s.run != null) {
+                    for (int k = 0; k < RUN_SLOTS; k++) {
+                        Lease l = s.run.leases[k];
+                        if (l == null && s.run.tokens[k] != null) {
+                            l = s.run.tokens[k].lease;
+                        }
+                        if (l != null) {
+                            if (!l.isLive() || l.pool != this) {
+                                throw new AssertionError(
+                                        "pool " + index + " has a slot without its live lease: " + s.run);
+                            }
+                            n++;
+                            bytes += l.size;
+                        }
+                    }
+                } else if (!s.free && !s.cached) {
                     if (s.lease == null || !s.lease.isLive() || s.lease.pool != this) {
                         throw new AssertionError("pool " + index + " has a used slice without its live lease: " + s);
                     }
@@ -414,15 +721,36 @@ final class SlicingPool extends Pool {
 
     @Override
     void giveBackLocked(Lease lease) {
+        if (lease.slot instanceof Run run) {
+            int i = run.slotAt(lease.address);
+            assert run.leases[i] == lease : "releasing a slot that is not this lease's: " + i + " of " + run;
+            run.leases[i] = null;
+            if (lease.leftDirty) {
+                // A free slot is zero: its run hands it out without looking. Slots are at most
+                // RUN_MAX_SLOT, which the collector's releases zero at once, so this is not reached.
+                NativeAccess.fill(lease.address, run.length, (byte) 0);
+            }
+            freeSlotLocked(run, i);
+            return;
+        }
         Slice slice = (Slice) lease.slot;
         assert !slice.free && slice.lease == lease : "releasing a slice that is not this lease's: " + slice;
         slice.lease = null;
+        if (slice.run != null) {
+            // A slot's token, that served the lease from a thread's cache.
+            if (lease.leftDirty) {
+                NativeAccess.fill(lease.address, slice.length, (byte) 0); // as above: not reached
+            }
+            freeSlotLocked(slice.run, slice.run.slotOf(slice));
+            return;
+        }
         slice.dirty = lease.leftDirty;
         freeSliceLocked(slice);
     }
 
-    /** Makes a used slice free, merging it with free neighbours. Caller holds the lock. */
+    /** Makes a used slice of a page free, merging it with free neighbours. Caller holds the lock. */
     private void freeSliceLocked(Slice slice) {
+        assert slice.run == null : "freeing a slot or a run's container as a slice: " + slice;
         slice.free = true;
         slice.page.used--;
         Slice before = slice.prev;
@@ -467,6 +795,7 @@ final class SlicingPool extends Pool {
 
     @Override
     int releaseEmptyPagesLocked() {
+        freeIdleRunsLocked();
         int released = 0;
         for (int i = 0; i < pages.length; i++) {
             Page page = pages[i];
@@ -544,6 +873,9 @@ final class SlicingPool extends Pool {
                     throw new AssertionError("slice above its page's zeroed mark " + page.zeroedTo + ": " + s);
                 } else if (s.dirty) {
                     throw new AssertionError("used or cached slice marked dirty: " + s);
+                } else if (s.run != null) {
+                    used++;
+                    cachedSlices += checkRunLocked(s);
                 } else if (s.cached) {
                     used++;
                     cachedSlices++;
@@ -584,6 +916,91 @@ final class SlicingPool extends Pool {
         }
         if (inCaches != cachedSlices) {
             throw new AssertionError("pages hold " + cachedSlices + " cached slices, the caches " + inCaches);
+        }
+        checkRunListsLocked();
+    }
+
+    /** Checks a run against its container and its slots; returns how many of its slots are cached. */
+    private int checkRunLocked(Slice container) {
+        Run run = container.run;
+        if (run.slice != container || container.lease != null || container.cached || container.dirty) {
+            throw new AssertionError(
+                    "a run's container is not its own, or holds a lease, is cached or dirty: " + container);
+        }
+        if (run.length > runMax
+                || container.length != run.length * RUN_SLOTS
+                || run.sizeClass != run.length / Sizes.ALIGNMENT - 1) {
+            throw new AssertionError("run of the wrong shape: " + run);
+        }
+        if ((run.unzeroed & run.used) != 0) {
+            throw new AssertionError("a used slot is still marked never handed out: " + run);
+        }
+        int cached = 0;
+        for (int i = 0; i < RUN_SLOTS; i++) {
+            Slice token = run.tokens[i];
+            Lease lease = run.leases[i];
+            boolean used = (run.used & (1L << i)) != 0;
+            if (token != null
+                    && (token.run != run
+                            || token.page != container.page
+                            || token.offset != container.offset + i * run.length
+                            || token.length != run.length
+                            || token.free
+                            || token.dirty
+                            || token.prev != null
+                            || token.next != null)) {
+                throw new AssertionError("the token of slot " + i + " does not match its run: " + token + " in " + run);
+            }
+            boolean isCached = token != null && token.cached;
+            Lease viaToken = token == null ? null : token.lease;
+            if (lease != null && viaToken != null) {
+                throw new AssertionError("slot " + i + " held by its run and by its token: " + run);
+            }
+            Object named = lease != null ? run : token;
+            if (lease == null) {
+                lease = viaToken;
+            }
+            if (!used) {
+                if (lease != null || isCached) {
+                    throw new AssertionError("free slot " + i + " holds a lease or is cached: " + run);
+                }
+            } else if (isCached) {
+                cached++;
+                if (lease != null) {
+                    throw new AssertionError("cached slot " + i + " holds a lease: " + run);
+                }
+            } else if (lease == null
+                    || !lease.isLive()
+                    || lease.slot != named
+                    || lease.address != run.base + (long) i * run.length
+                    || Sizes.effective(lease.size) != run.length) {
+                throw new AssertionError("used slot " + i + " without its live lease: " + run);
+            }
+        }
+        boolean isCurrent = current[run.sizeClass] == run;
+        if (run.used == -1L ? isCurrent || run.listed : isCurrent == run.listed) {
+            throw new AssertionError("run neither current, listed with a free slot, nor full: " + run);
+        }
+        if (run.listed && run.used == 0) {
+            throw new AssertionError("an empty run stays listed instead of freed: " + run);
+        }
+        return cached;
+    }
+
+    /** Checks that each size's list holds runs of that size, linked both ways, each listed once. */
+    private void checkRunListsLocked() {
+        for (int c = 0; c < partial.length; c++) {
+            Run prev = null;
+            for (Run r = partial[c]; r != null; r = r.next) {
+                if (!r.listed || r.prev != prev || r.sizeClass != c || r.slice.run != r || r.slice.free) {
+                    throw new AssertionError("list of runs of size " + (c + 1) * Sizes.ALIGNMENT + " broken at " + r);
+                }
+                prev = r;
+            }
+            Run now = current[c];
+            if (now != null && (now.listed || now.slice.run != now || now.sizeClass != c)) {
+                throw new AssertionError("current run of size " + (c + 1) * Sizes.ALIGNMENT + " broken: " + now);
+            }
         }
     }
 }

@@ -126,9 +126,11 @@ class SlicingPoolTest {
         ByteBuffer exact = a.allocate(64, 0);
         ByteBuffer one = a.allocate(1, 0);
         assertEquals(100, hundred.capacity());
+        // Each size has its run (RunsTest): 100 B a slot of 128 B in a run of 8 KiB, 64 B and 1 B the
+        // first two slots of 64 B in the run after it.
         assertArrayEquals(new long[] {0, 0, 0}, at(a, hundred));
-        assertArrayEquals(new long[] {0, 0, 128}, at(a, exact));
-        assertArrayEquals(new long[] {0, 0, 192}, at(a, one));
+        assertArrayEquals(new long[] {0, 0, 8192}, at(a, exact));
+        assertArrayEquals(new long[] {0, 0, 8192 + 64}, at(a, one));
         Usage u = a.usage();
         assertEquals(3, u.numberAllocs());
         assertEquals(165, u.bytesInUse());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -38,7 +39,7 @@ class ZeroAtHandOutTest {
     }
 
     /** Collects until the pools hold {@code live} allocations and the collector released {@code count} in all. */
-    private static void releasedByTheCollector(PoolAllocator pools, long live, long count) throws InterruptedException {
+    static void releasedByTheCollector(PoolAllocator pools, long live, long count) throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (pools.usage().numberAllocs() > live && System.nanoTime() < deadline) {
             System.gc();
@@ -124,6 +125,41 @@ class ZeroAtHandOutTest {
         assertTrue(pools.release(both));
         assertTrue(pools.release(again));
         assertTrue(pools.release(fence));
+        assertTrue(pools.release(kept));
+        pools.checkInvariants();
+    }
+
+    @Test
+    void a_run_made_in_a_dirty_slice_zeroes_each_slot_when_it_first_hands_it_out() throws Exception {
+        PoolAllocator pools = new PoolAllocator(List.of(new PoolSpec.Sliced(1 << 20, 1 << 20, PoolSpec.UNCAPPED)));
+        long[] at = writtenAndDropped(pools, 64 * KIB);
+        ByteBuffer kept = pools.allocate(4 * KIB, 0); // keeps the page through the cleanup below
+        assertEquals(at[0] + 64 * KIB, PoolAllocator.addressOf(kept));
+        releasedByTheCollector(pools, 1, 1);
+        assertAll(WRITTEN, memoryAt(at[0], 64 * KIB), "the long slice, left for the allocation to zero");
+
+        // A run of 64 B slots takes the front 4 KiB of that dirty slice.
+        List<ByteBuffer> slots = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ByteBuffer b = pools.allocate(64, 0);
+            assertEquals(at[0] + 64L * i, PoolAllocator.addressOf(b), "slot " + i + " of a run at the slice's front");
+            StressTest.checkZero(b);
+            slots.add(b);
+        }
+        assertAll(WRITTEN, memoryAt(at[0] + 3 * 64, 4 * KIB - 3 * 64), "slots not handed out yet, not zeroed yet");
+        pools.checkInvariants();
+
+        // Back by explicit release (this thread's cache), then drained by a cleanup: the run is freed
+        // with slots never zeroed, so its room is dirty again and the next allocation zeroes it all.
+        for (ByteBuffer b : slots) {
+            assertTrue(pools.release(b));
+        }
+        pools.cleanup();
+        pools.checkInvariants();
+        ByteBuffer whole = pools.allocate(64 * KIB, 0);
+        assertEquals(at[0], PoolAllocator.addressOf(whole));
+        StressTest.checkZero(whole);
+        assertTrue(pools.release(whole));
         assertTrue(pools.release(kept));
         pools.checkInvariants();
     }

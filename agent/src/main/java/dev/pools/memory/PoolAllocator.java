@@ -108,14 +108,15 @@ public final class PoolAllocator {
 
     /**
      * A direct buffer of exactly {@code size} bytes, as {@link ByteBuffer#allocateDirect} makes one.
-     * A size no pool page can hold ({@code size > Sizes.MAX_PAGE}) takes the exhausted path.
+     * A size no pool page can hold ({@code size > Sizes.MAX_PAGE}), or that no pool of the layout
+     * takes, goes to the exhausted path at once: no release or collection can make a pool take it.
      */
     public ByteBuffer allocate(int size, int site) {
         if (size <= 0) {
             return size == 0 ? NativeAccess.emptyBuffer() : ByteBuffer.allocateDirect(size);
         }
         NativeAccess.requireAvailable();
-        boolean fits = size <= Sizes.MAX_PAGE;
+        boolean fits = size <= Sizes.MAX_PAGE && current.takes(size);
         Anchor anchor = fits ? reserve(size, site, false, false) : null;
         if (anchor == null && fits) {
             anchor = reserveAfterReleasing(size, site);

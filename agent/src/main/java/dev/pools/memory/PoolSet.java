@@ -60,6 +60,16 @@ final class PoolSet {
     }
 
     /** Why a request of {@code size} bytes found no room: the state of every pool that accepts it. */
+    /** Whether some pool takes {@code size} bytes, by its size class or as a last resort: a fact of the layout alone. */
+    boolean takes(int size) {
+        for (Pool pool : pools) {
+            if (pool.accepts(size) || pool.acceptsAsLastResort(size)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     String whyRefused(int size) {
         StringBuilder b = new StringBuilder();
         for (Pool pool : pools) {

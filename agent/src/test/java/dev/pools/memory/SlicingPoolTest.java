@@ -211,6 +211,20 @@ class SlicingPoolTest {
         OutOfMemoryError e =
                 org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class, () -> a.allocate(2 * MIB, 0));
         assertTrue(e.getMessage().contains("no pool takes 2 MiB (2097152 B) requests"), e.getMessage());
+        assertEquals(0, a.collections(), "no collection can make a pool take a size: none is made");
+    }
+
+    @Test
+    void a_size_no_pool_takes_falls_back_at_once_without_a_collection() {
+        PoolAllocator a = new PoolAllocator(List.of(sliced(64 * KIB, 64 * KIB, 2), sliced(MIB, MIB, 2)));
+        ByteBuffer large = a.allocate(2 * MIB, 0);
+        assertEquals(2 * MIB, large.capacity());
+        assertNull(a.locate(large), "the JDK's own buffer");
+        assertEquals(1, a.usage().fallbackAllocs());
+        assertEquals(0, a.collections(), "none made for a request no pool takes");
+        ByteBuffer small = a.allocate(100, 0);
+        assertNotNull(a.locate(small), "a size the layout takes is still served");
+        assertEquals(0, a.collections());
     }
 
     @Test

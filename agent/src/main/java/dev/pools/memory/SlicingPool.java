@@ -43,8 +43,9 @@ import java.util.Arrays;
  * slot. Per size the pool has at most one current run, which serves until it is full, and a list
  * of the other runs that have a free slot; a run whose last slot comes back is freed as one slice.
  * A slot has no object of its own (its run holds its lease in an array), so a small buffer adds
- * no object that old ones point to: G1's young collections then find the buffers a host dropped,
- * instead of leaving them to a full collection (BENCHMARKS, B1 "runs"). The order, deterministic: (a) a slot of the current
+ * no object that old ones point to: a host that drops many small buffers then costs G1 half the
+ * young collections and a fraction of the old cards to scan, and the pools half the collections
+ * they make for a full pool (BENCHMARKS, B1 "runs"). The order, deterministic: (a) a slot of the current
  * run, else of the first listed run; (b) a new run in a free slice that fits it; (c) a plain slice
  * of {@code e} bytes where no run fits; (d) the caches drained and idle runs freed, then (a) to (c)
  * again; (e) a new page for a new run, or a refusal at the cap. Before the pool grows it has drained
@@ -108,8 +109,8 @@ final class SlicingPool extends Pool {
         /**
          * The lease of each used slot, null while the slot is free or cached: the pool's strong hold on
          * them. An array, not an object per slot: a new lease stored in an older run marks one card of
-         * the heap for G1 where objects per slot would mark eight, and nothing else is made per buffer,
-         * so the young collections find the buffers a host dropped (BENCHMARKS, B1 "runs").
+         * the heap for G1 where objects per slot would mark eight, and nothing else is made per buffer
+         * (BENCHMARKS, B1 "runs").
          */
         final Lease[] leases = new Lease[RUN_SLOTS];
         /** The slice object of each slot a thread's cache holds or held: its token there; null until then. */

@@ -98,14 +98,14 @@ final class SlicingPool extends Pool {
      * it caches or serves from its cache, as it does for any cached slice.
      */
     static final class Run {
-        /** The container: the used slice of the page this run covers. */
-        final Slice slice;
+        /** The container: the used slice of the page this run covers; set once, by {@link #attach}. */
+        Slice slice;
         /** Bytes of each slot: an effective size. */
         final int length;
         /** Index in {@link #current} and {@link #partial}. */
         final int sizeClass;
         /** Address of slot 0. */
-        final long base;
+        long base;
         /**
          * The lease of each used slot, null while the slot is free or cached: the pool's strong hold on
          * them. An array, not an object per slot: a new lease stored in an older run marks one card of
@@ -128,12 +128,16 @@ final class SlicingPool extends Pool {
         Run prev;
         Run next;
 
-        Run(Slice slice, int length, int sizeClass) {
-            this.slice = slice;
+        /** A run not yet placed: made before the pool changes, so that a failed allocation changes nothing. */
+        Run(int length, int sizeClass) {
             this.length = length;
             this.sizeClass = sizeClass;
-            this.base = slice.page.block.address + slice.offset;
-            this.unzeroed = slice.dirty ? -1L : 0;
+        }
+
+        void attach(Slice container) {
+            this.slice = container;
+            this.base = container.page.block.address + container.offset;
+            this.unzeroed = container.dirty ? -1L : 0;
         }
 
         int slotAt(long address) {
@@ -259,7 +263,8 @@ final class SlicingPool extends Pool {
             }
             Slice room = free.firstFit(length * RUN_SLOTS);
             if (room != null) {
-                handOutSlot(lease, newRunLocked(use(room, length * RUN_SLOTS), length, sizeClass));
+                Run fresh = new Run(length, sizeClass); // before the pool changes (see Pool#takeLocked)
+                handOutSlot(lease, newRunLocked(fresh, use(room, length * RUN_SLOTS)));
                 return true;
             }
             room = free.firstFit(length);
@@ -271,11 +276,12 @@ final class SlicingPool extends Pool {
                 break;
             }
         }
+        Run fresh = new Run(length, sizeClass);
         Slice whole = newPageLocked();
         if (whole == null) {
             return false;
         }
-        handOutSlot(lease, newRunLocked(use(whole, length * RUN_SLOTS), length, sizeClass));
+        handOutSlot(lease, newRunLocked(fresh, use(whole, length * RUN_SLOTS)));
         return true;
     }
 
@@ -304,12 +310,12 @@ final class SlicingPool extends Pool {
         lease.address = run.base + (long) i * run.length;
     }
 
-    /** Makes {@code container} the current run of its size. */
-    private Run newRunLocked(Slice container, int length, int sizeClass) {
-        Run run = new Run(container, length, sizeClass);
+    /** Places a new run in {@code container} and makes it the current run of its size. */
+    private Run newRunLocked(Run run, Slice container) {
+        run.attach(container);
         container.dirty = false;
         container.run = run;
-        current[sizeClass] = run;
+        current[run.sizeClass] = run;
         return run;
     }
 

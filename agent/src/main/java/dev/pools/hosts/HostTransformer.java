@@ -5,7 +5,11 @@ import dev.pools.memory.CallSites;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -14,6 +18,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * host folder declares ({@link HostClass}). Every other class is left alone after one prefix check;
  * the agent's own classes never change, whatever the layout names; a class that cannot be
  * instrumented keeps its own allocations (said once).
+ *
+ * <p>A rewritten class calls into the agent's classes, so it is rewritten only if its class loader
+ * finds them, the agent's own and not copies: a loader that sees neither the boot nor the
+ * application class path (where the agent is when its jar could not be put on the boot path) would
+ * turn the host's first allocation into a {@code NoClassDefFoundError}. Its classes keep their own
+ * allocations, said once per loader.
  */
 public final class HostTransformer implements ClassFileTransformer {
 
@@ -26,6 +36,11 @@ public final class HostTransformer implements ClassFileTransformer {
     private final boolean releaseAtClose;
     private final boolean onlyRetransforms;
     private final AtomicInteger changed = new AtomicInteger();
+    /** The agent's classes a rewritten class may call, by binary name. */
+    private final Set<String> called;
+    /** Whether each class loader seen finds {@link #called} as the agent's own. Guarded by itself. */
+    private final Map<ClassLoader, Boolean> loaders = new WeakHashMap<>();
+
     private volatile boolean warming;
 
     /**
@@ -52,6 +67,15 @@ public final class HostTransformer implements ClassFileTransformer {
         this.hostClasses = List.copyOf(hostClasses);
         this.releaseAtClose = releaseAtClose;
         this.onlyRetransforms = onlyRetransforms;
+        this.called = new LinkedHashSet<>();
+        called.add(CallSiteRewriter.RUNTIME.replace('/', '.'));
+        if (releaseAtClose) {
+            for (HostClass c : hostClasses) {
+                for (HostClass.ReturnHook hook : c.hooks()) {
+                    called.add(hook.owner().replace('/', '.'));
+                }
+            }
+        }
     }
 
     /**
@@ -89,7 +113,10 @@ public final class HostTransformer implements ClassFileTransformer {
     @Override
     public byte[] transform(
             ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain, byte[] classFile) {
-        if (className == null || (onlyRetransforms && redefined == null) || !intercepts(className)) {
+        if (className == null
+                || (onlyRetransforms && redefined == null)
+                || !intercepts(className)
+                || !seesAgent(loader, className)) {
             return null;
         }
         if (!warming) {
@@ -135,6 +162,46 @@ public final class HostTransformer implements ClassFileTransformer {
     /** Whether the warm-up has started (tests). */
     boolean warming() {
         return warming;
+    }
+
+    /**
+     * Whether {@code loader} resolves every class a rewritten class calls to the agent's own. Checked
+     * once per loader, without initialising anything; said once for a loader that does not.
+     */
+    boolean seesAgent(ClassLoader loader, String className) {
+        ClassLoader own = HostTransformer.class.getClassLoader();
+        if (loader == own) {
+            return true;
+        }
+        synchronized (loaders) {
+            Boolean known = loaders.get(loader);
+            if (known != null) {
+                return known;
+            }
+        }
+        String missing = null;
+        for (String name : called) {
+            try {
+                if (Class.forName(name, false, loader) != Class.forName(name, false, own)) {
+                    missing = "it has a copy of its own of " + name;
+                    break;
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                missing = "it does not find " + name;
+                break;
+            }
+        }
+        synchronized (loaders) {
+            loaders.put(loader, missing == null);
+        }
+        if (missing != null) {
+            Log.once(
+                    "loader:" + System.identityHashCode(loader),
+                    "cannot instrument the classes of " + (loader == null ? "the boot class loader" : loader)
+                            + " (" + className.replace('/', '.') + " first), which do not see pools.jar's classes ("
+                            + missing + "); they keep their own allocations");
+        }
+        return missing == null;
     }
 
     /** A named class, not a lambda: the first lambda of a JVM costs milliseconds. */

@@ -11,12 +11,17 @@ import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The transformer on class files: what it changes, and what it never touches. */
 class HostTransformerTest {
+
+    /** The loader of the test's classes, which sees the agent's classes (the loader of a host class). */
+    private static final ClassLoader LOADER = HostTransformerTest.class.getClassLoader();
 
     private static byte[] classFile(Class<?> c) throws IOException {
         try (InputStream in = c.getResourceAsStream(c.getSimpleName() + ".class")) {
@@ -32,7 +37,7 @@ class HostTransformerTest {
         assertFalse(t.intercepts("dev/pools/shaded/asm/ClassReader"));
         assertTrue(t.intercepts("dev.other.Tensors"));
         assertNull(
-                t.transform(null, "dev/pools/memory/NativeAccess", null, null, classFile(PoolAllocator.class)),
+                t.transform(LOADER, "dev/pools/memory/NativeAccess", null, null, classFile(PoolAllocator.class)),
                 "an own class that calls allocateDirect stays as it is");
         assertEquals(0, t.changed(), "nothing changed");
     }
@@ -41,7 +46,7 @@ class HostTransformerTest {
     void call_sites_of_allocate_direct_in_an_intercepted_class_are_substituted_and_registered() throws Exception {
         CallSites sites = new CallSites();
         HostTransformer t = new HostTransformer(List.of("it.host"), sites, List.of(), false);
-        byte[] out = t.transform(null, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
+        byte[] out = t.transform(LOADER, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
         assertNotNull(out, "the class calls allocateDirect: it changes");
         String text = new String(out, StandardCharsets.ISO_8859_1);
         assertTrue(text.contains(CallSiteRewriter.RUNTIME), "calls the pools' entry point");
@@ -55,7 +60,7 @@ class HostTransformerTest {
         assertEquals(
                 "no field buffer of type java.nio.Buffer", ReturnHooks.missing(stand_in, OnnxRuntime.CLASSES.get(0)));
         HostTransformer t = new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OnnxRuntime.CLASSES, true);
-        byte[] out = t.transform(null, "ai/onnxruntime/OnnxTensor", null, null, stand_in);
+        byte[] out = t.transform(LOADER, "ai/onnxruntime/OnnxTensor", null, null, stand_in);
         assertNotNull(out, "its allocateDirect call is still substituted");
         assertFalse(
                 new String(out, java.nio.charset.StandardCharsets.ISO_8859_1).contains("OnnxTensorHooks"),
@@ -66,10 +71,57 @@ class HostTransformerTest {
     @Test
     void the_warm_up_starts_with_the_first_intercepted_class() throws Exception {
         HostTransformer t = new HostTransformer(List.of("it.host"), new CallSites(), List.of(), false);
-        assertNull(t.transform(null, "java/lang/Object", null, null, classFile(Object.class)));
-        assertNull(t.transform(null, "dev/pools/memory/PoolAllocator", null, null, classFile(PoolAllocator.class)));
+        assertNull(t.transform(LOADER, "java/lang/Object", null, null, classFile(Object.class)));
+        assertNull(t.transform(LOADER, "dev/pools/memory/PoolAllocator", null, null, classFile(PoolAllocator.class)));
         assertFalse(t.warming(), "no host class yet");
-        t.transform(null, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
+        t.transform(LOADER, "it/host/Tensors", null, null, classFile(it.host.Tensors.class));
         assertTrue(t.warming());
+    }
+
+    /**
+     * A host class whose loader does not see the agent's classes (its parent is the platform loader)
+     * is left as it is: rewritten, its first allocation would throw {@code NoClassDefFoundError} into
+     * the host. A loader that delegates to the agent's is rewritten as before.
+     */
+    @Test
+    void a_class_whose_loader_does_not_see_the_agent_keeps_its_own_allocations() throws Exception {
+        HostTransformer t = new HostTransformer(List.of("it.host"), new CallSites(), List.of(), false);
+        byte[] tensors = classFile(it.host.Tensors.class);
+        URL host = it.host.Tensors.class.getProtectionDomain().getCodeSource().getLocation();
+        URL agent = Allocations.class.getProtectionDomain().getCodeSource().getLocation();
+        try (URLClassLoader isolated =
+                        new URLClassLoader(new URL[] {host, agent}, ClassLoader.getPlatformClassLoader());
+                URLClassLoader child = new URLClassLoader(new URL[0], LOADER)) {
+            assertFalse(t.seesAgent(isolated, "it/host/Tensors"), "a copy of the agent's classes of its own");
+            assertNull(t.transform(isolated, "it/host/Tensors", null, null, tensors), "left as it is");
+            assertNull(
+                    t.transform(ClassLoader.getPlatformClassLoader(), "it/host/Tensors", null, null, tensors),
+                    "a loader that does not find the agent's classes at all");
+            assertEquals(0, t.changed(), "nothing changed");
+            assertNotNull(t.transform(child, "it/host/Tensors", null, null, tensors), "a loader that delegates");
+            assertEquals(1, t.changed());
+        }
+    }
+
+    /** Under release: close a rewritten class also calls its host folder's hooks: those must resolve too. */
+    @Test
+    void the_hooks_classes_are_checked_under_release_at_close() throws Exception {
+        String hooks = OnnxRuntime.CLASSES.get(0).hooks().get(0).owner().replace('/', '.');
+        ClassLoader withoutHooks = new ClassLoader(LOADER) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (name.equals(hooks)) {
+                    throw new ClassNotFoundException(name);
+                }
+                return super.loadClass(name, resolve);
+            }
+        };
+        HostTransformer calls =
+                new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OnnxRuntime.CLASSES, false);
+        assertTrue(calls.seesAgent(withoutHooks, "ai/onnxruntime/OnnxTensor"), "no hook without release: close");
+        HostTransformer hooked =
+                new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OnnxRuntime.CLASSES, true);
+        assertFalse(hooked.seesAgent(withoutHooks, "ai/onnxruntime/OnnxTensor"), hooks + " not found");
+        assertTrue(hooked.seesAgent(LOADER, "ai/onnxruntime/OnnxTensor"));
     }
 }

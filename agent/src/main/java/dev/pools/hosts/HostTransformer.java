@@ -186,8 +186,9 @@ public final class HostTransformer implements ClassFileTransformer {
                     missing = "it has a copy of its own of " + name;
                     break;
                 }
-            } catch (ClassNotFoundException | LinkageError e) {
-                missing = "it does not find " + name;
+            } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+                // A loader of the host's may refuse in its own way (closed, say): it does not serve the agent either.
+                missing = "it does not find " + name + (e instanceof ClassNotFoundException ? "" : ": " + e);
                 break;
             }
         }
@@ -197,11 +198,18 @@ public final class HostTransformer implements ClassFileTransformer {
         if (missing != null) {
             Log.once(
                     "loader:" + System.identityHashCode(loader),
-                    "cannot instrument the classes of " + (loader == null ? "the boot class loader" : loader)
+                    "cannot instrument the classes of " + name(loader)
                             + " (" + className.replace('/', '.') + " first), which do not see pools.jar's classes ("
                             + missing + "); they keep their own allocations");
         }
         return missing == null;
+    }
+
+    /** A loader's class and identity: its own {@code toString} is the host's code, which may fail. */
+    private static String name(ClassLoader loader) {
+        return loader == null
+                ? "the boot class loader"
+                : loader.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(loader));
     }
 
     /** A named class, not a lambda: the first lambda of a JVM costs milliseconds. */

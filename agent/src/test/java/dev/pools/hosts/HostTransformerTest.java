@@ -124,4 +124,24 @@ class HostTransformerTest {
         assertFalse(hooked.seesAgent(withoutHooks, "ai/onnxruntime/OnnxTensor"), hooks + " not found");
         assertTrue(hooked.seesAgent(LOADER, "ai/onnxruntime/OnnxTensor"));
     }
+
+    /** A loader of the host's that fails in its own way, even in its toString, is a loader that does not see the agent. */
+    @Test
+    void a_loader_that_throws_is_left_alone_without_throwing() throws Exception {
+        ClassLoader broken = new ClassLoader(LOADER) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) {
+                throw new IllegalStateException("closed");
+            }
+
+            @Override
+            public String toString() {
+                throw new IllegalStateException("no name");
+            }
+        };
+        HostTransformer t = new HostTransformer(List.of("it.host"), new CallSites(), List.of(), false);
+        assertNull(t.transform(broken, "it/host/Tensors", null, null, classFile(it.host.Tensors.class)));
+        assertFalse(t.seesAgent(broken, "it/host/Tensors"), "remembered");
+        assertEquals(0, t.changed());
+    }
 }

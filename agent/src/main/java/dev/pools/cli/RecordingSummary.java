@@ -44,7 +44,9 @@ final class RecordingSummary {
             long largestAlloc,
             long numberAllocs,
             long bytesInUse,
-            long bytesReserved) {}
+            long bytesReserved,
+            long runs,
+            long bytesInRuns) {}
 
     /** One pools.Usage. */
     record Usage(
@@ -343,7 +345,10 @@ final class RecordingSummary {
                         e.getLong(EventNames.LARGEST_ALLOC),
                         e.getLong(EventNames.NUMBER_ALLOCS),
                         e.getLong(EventNames.BYTES_IN_USE),
-                        e.getLong(EventNames.BYTES_RESERVED));
+                        e.getLong(EventNames.BYTES_RESERVED),
+                        // Recordings of agents before runs were reported have neither field.
+                        e.hasField(EventNames.RUNS) ? e.getLong(EventNames.RUNS) : 0,
+                        e.hasField(EventNames.BYTES_IN_RUNS) ? e.getLong(EventNames.BYTES_IN_RUNS) : 0);
                 if (!t.isBefore(layoutTime)) {
                     pools.merge(p.index(), p, (a, b) -> b.time().isBefore(a.time()) ? a : b);
                 }

@@ -132,6 +132,7 @@ final class ReportCommand implements Callable<Integer> {
                 .append(" padding, ")
                 .append(Sizes.human(u.bytesReserved()))
                 .append(" reserved\n");
+        appendRuns(b, s);
         b.append("peak over the run: ")
                 .append(Sizes.human(s.peakReserved))
                 .append(" reserved, ")
@@ -181,6 +182,31 @@ final class ReportCommand implements Callable<Integer> {
         return b.toString();
     }
 
+    /**
+     * The runs each sliced pool held at the end: their bytes count as reserved and, but for the slots
+     * in use, as free room that only requests of each run's slot size can take. Nothing for a
+     * recording without runs.
+     */
+    static void appendRuns(StringBuilder b, RecordingSummary s) {
+        String label = "runs at the end:   ";
+        for (RecordingSummary.Pool p : s.pools.values()) {
+            if (p.runs() > 0) {
+                b.append(label)
+                        .append("pool ")
+                        .append(p.index())
+                        .append(": ")
+                        .append(p.runs())
+                        .append(p.runs() == 1 ? " run" : " runs")
+                        .append(" of equal slots (")
+                        .append(Sizes.human(p.bytesInRuns()))
+                        .append(" of its ")
+                        .append(Sizes.human(p.bytesReserved()))
+                        .append("): free slots only for requests of their size\n");
+                label = "                   ";
+            }
+        }
+    }
+
     static List<RecordingSummary.Site> topSites(RecordingSummary s, int top) {
         return s.sites.values().stream()
                 .sorted(Comparator.comparingLong(RecordingSummary.Site::bytes).reversed())
@@ -217,6 +243,8 @@ final class ReportCommand implements Callable<Integer> {
             pm.put(EventNames.NUMBER_ALLOCS, p.numberAllocs());
             pm.put(EventNames.BYTES_IN_USE, p.bytesInUse());
             pm.put(EventNames.BYTES_RESERVED, p.bytesReserved());
+            pm.put(EventNames.RUNS, p.runs());
+            pm.put(EventNames.BYTES_IN_RUNS, p.bytesInRuns());
             pools.add(pm);
         }
         m.put("pools", pools);

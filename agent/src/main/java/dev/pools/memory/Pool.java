@@ -270,6 +270,16 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     /** Bytes held from the JDK, used or free. Caller holds the lock. */
     abstract long bytesReservedLocked();
 
+    /** Runs of equal slots held now; only a sliced pool has any. Caller holds the lock. */
+    long runsLocked() {
+        return 0;
+    }
+
+    /** Bytes of the runs held now, their free slots included. Caller holds the lock. */
+    long bytesInRunsLocked() {
+        return 0;
+    }
+
     abstract PoolSpec spec();
 
     /** Checks the pool's structural invariants, throwing {@link AssertionError}; for tests. Caller holds the lock. */
@@ -344,7 +354,18 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
                         0,
                         0);
         long largest = cached == null ? largestAlloc : Math.max(largestAlloc, cached[ThreadCache.LARGEST]);
-        return new PoolReport(index, spec.kind(), pageSize, maxSlice, cap, pagesLocked(), pagesPeak, largest, usage);
+        return new PoolReport(
+                index,
+                spec.kind(),
+                pageSize,
+                maxSlice,
+                cap,
+                pagesLocked(),
+                pagesPeak,
+                largest,
+                usage,
+                runsLocked(),
+                bytesInRunsLocked());
     }
 
     final long[] requestSizes() {
@@ -393,6 +414,11 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
                 .append(" in use of ")
                 .append(Sizes.human(r.usage().bytesReserved()))
                 .append(" reserved")
+                .append(
+                        r.runs() == 0
+                                ? ""
+                                : " (" + r.runs() + (r.runs() == 1 ? " run" : " runs") + " of equal slots, "
+                                        + Sizes.human(r.bytesInRuns()) + ", take only requests of their slot size)")
                 .toString();
     }
 }

@@ -12,6 +12,10 @@ package dev.pools.memory;
  * @param pagesPeak    most pages held at once since install
  * @param largestAlloc largest requested size served since install
  * @param usage        this pool's share of the usage
+ * @param runs         runs a sliced pool holds now: used slices cut into 64 equal slots, each run
+ *                     serving requests of one effective size (docs/POOLS.md §3); 0 for other kinds
+ * @param bytesInRuns  bytes of those runs, their free slots included: room only requests of each
+ *                     run's slot size can take
  */
 public record PoolReport(
         int index,
@@ -22,4 +26,6 @@ public record PoolReport(
         long pages,
         long pagesPeak,
         long largestAlloc,
-        Usage usage) {}
+        Usage usage,
+        long runs,
+        long bytesInRuns) {}

@@ -161,6 +161,10 @@ final class SlicingPool extends Pool {
     private final FreeSliceTree free = new FreeSliceTree();
     private Page[] pages = new Page[4];
     private int pageCount;
+    /** Runs held now, and their bytes; guarded by the lock. */
+    private int runCount;
+
+    private long runBytes;
 
     /** The longest slice that a release by the collector zeroes at once; longer ones are zeroed at hand-out. */
     static final int ZEROED_AT_RELEASE = 4096;
@@ -313,6 +317,8 @@ final class SlicingPool extends Pool {
     /** Places a new run in {@code container} and makes it the current run of its size. */
     private Run newRunLocked(Run run, Slice container) {
         run.attach(container);
+        runCount++;
+        runBytes += container.length;
         container.dirty = false;
         container.run = run;
         current[run.sizeClass] = run;
@@ -362,6 +368,8 @@ final class SlicingPool extends Pool {
     private void freeRunLocked(Run run) {
         assert run.used == 0 && !run.listed : "freeing a run in use: " + run;
         Slice container = run.slice;
+        runCount--;
+        runBytes -= container.length;
         container.run = null;
         container.dirty = run.unzeroed != 0;
         freeSliceLocked(container);
@@ -828,6 +836,16 @@ final class SlicingPool extends Pool {
         return (long) pageCount * pageSize;
     }
 
+    @Override
+    long runsLocked() {
+        return runCount;
+    }
+
+    @Override
+    long bytesInRunsLocked() {
+        return runBytes;
+    }
+
     /** The page index and offset of the used slice at {@code address}, for tests; null if none. */
     PoolAllocator.Location locate(long address) {
         lock.lock();
@@ -848,6 +866,8 @@ final class SlicingPool extends Pool {
         int freeSlices = 0;
         int cachedSlices = 0;
         int held = 0;
+        int runs = 0;
+        long inRuns = 0;
         for (int i = 0; i < pages.length; i++) {
             Page page = pages[i];
             if (page == null) {
@@ -882,6 +902,8 @@ final class SlicingPool extends Pool {
                     throw new AssertionError("used or cached slice marked dirty: " + s);
                 } else if (s.run != null) {
                     used++;
+                    runs++;
+                    inRuns += s.length;
                     cachedSlices += checkRunLocked(s);
                 } else if (s.cached) {
                     used++;
@@ -913,6 +935,10 @@ final class SlicingPool extends Pool {
         }
         if (held != pageCount) {
             throw new AssertionError("pool counts " + pageCount + " pages, holds " + held);
+        }
+        if (runs != runCount || inRuns != runBytes) {
+            throw new AssertionError(
+                    "pool counts " + runCount + " runs of " + runBytes + " B, holds " + runs + " of " + inRuns + " B");
         }
         if (free.check() != freeSlices) {
             throw new AssertionError("free tree and pages disagree: " + free.size() + " vs " + freeSlices);

@@ -63,4 +63,13 @@ public final class PoolReportEvent extends Event {
     @Description("Bytes this pool holds, used or not")
     @DataAmount
     public long bytesReserved;
+
+    @Label("Runs")
+    @Description("Runs a sliced pool holds: used slices cut into 64 equal slots for small requests of one size")
+    public long runs;
+
+    @Label("Bytes In Runs")
+    @Description("Bytes of those runs, free slots included: room only requests of each run's slot size take")
+    @DataAmount
+    public long bytesInRuns;
 }

@@ -214,6 +214,8 @@ public final class Recorder {
             e.numberAllocs = r.usage().numberAllocs();
             e.bytesInUse = r.usage().bytesInUse();
             e.bytesReserved = r.usage().bytesReserved();
+            e.runs = r.runs();
+            e.bytesInRuns = r.bytesInRuns();
             e.commit();
         }
         Usage u = pools.usage(reports);

@@ -7,6 +7,7 @@ import static dev.pools.memory.SlicingPoolTest.failing;
 import static dev.pools.memory.SlicingPoolTest.sliced;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -73,7 +74,15 @@ class RunsTest {
         assertArrayEquals(new long[] {0, 0, 16384}, at(a, large), "above the largest slot: a plain slice");
         assertEquals(SlicingPool.RUN_SLOTS + 3, a.usage().numberAllocs());
         assertEquals(SlicingPool.RUN_SLOTS * 64L + 1 + 100 + 257, a.usage().bytesInUse());
+        PoolReport report = a.reports().get(0);
+        assertEquals(3, report.runs(), "two runs of 64 B slots, one of 128 B");
+        assertEquals(4096 + 4096 + 8192, report.bytesInRuns());
         a.checkInvariants();
+        first.forEach(a::release);
+        a.cleanup(); // the slots this thread's cache kept go back too
+        a.checkInvariants();
+        assertEquals(2, a.reports().get(0).runs(), "a run whose last slot came back is freed, the current one kept");
+        assertEquals(4096 + 8192, a.reports().get(0).bytesInRuns());
     }
 
     @Test
@@ -182,5 +191,21 @@ class RunsTest {
         assertEquals(1, a.reports().get(0).pages());
         a.checkInvariants();
         assertEquals(3, small.size());
+    }
+
+    /** A refusal names the runs of the full pool: room that only requests of their slot size take. */
+    @Test
+    void a_refusal_names_the_runs_that_hold_room_of_the_full_pool() {
+        PoolAllocator a = failing(sliced(64 * KIB, 64 * KIB, 1));
+        ByteBuffer small = a.allocate(64, 0);
+        ByteBuffer large = a.allocate(60 * 1024, 0);
+        OutOfMemoryError refused = assertThrows(OutOfMemoryError.class, () -> a.allocate(128, 0));
+        assertTrue(
+                refused.getMessage()
+                        .endsWith("1/1 pages, 60.1 KiB in use of 64 KiB reserved (1 run of equal slots, 4 KiB, take"
+                                + " only requests of their slot size)"),
+                refused.getMessage());
+        assertTrue(a.release(small) && a.release(large));
+        a.checkInvariants();
     }
 }

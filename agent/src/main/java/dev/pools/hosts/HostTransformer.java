@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * finds them, the agent's own and not copies: a loader that sees neither the boot nor the
  * application class path (where the agent is when its jar could not be put on the boot path) would
  * turn the host's first allocation into a {@code NoClassDefFoundError}. Its classes keep their own
- * allocations, said once per loader.
+ * allocations, said once per class of loader.
  */
 public final class HostTransformer implements ClassFileTransformer {
 
@@ -196,8 +196,10 @@ public final class HostTransformer implements ClassFileTransformer {
             loaders.put(loader, missing == null);
         }
         if (missing != null) {
+            // Once per class of loader, not per loader: a host that makes a loader per plugin or per
+            // request would otherwise add a line for each.
             Log.once(
-                    "loader:" + System.identityHashCode(loader),
+                    "loader:" + (loader == null ? "boot" : loader.getClass().getName()),
                     "cannot instrument the classes of " + name(loader)
                             + " (" + className.replace('/', '.') + " first), which do not see pools.jar's classes ("
                             + missing + "); they keep their own allocations");

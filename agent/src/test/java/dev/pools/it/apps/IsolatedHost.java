@@ -9,9 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A host class loaded twice: by a class loader whose parent is the platform loader, as plugin and
- * isolation loaders do, which never sees the application class path nor the agent on it; and by one
- * that delegates to the application's. The application allocates through each and says how many of
+ * A host class loaded three times: by two class loaders whose parent is the platform loader, as
+ * plugin and isolation loaders do, which never see the application class path nor the agent on it;
+ * and by one that delegates to the application's. The application allocates through each and says how many of
  * its buffers the pools served after each. With {@code attach <jar> <layout>} the application
  * attaches the agent itself first.
  */
@@ -30,8 +30,10 @@ public final class IsolatedHost {
             IsolatedHost.class.getProtectionDomain().getCodeSource().getLocation()
         };
         try (URLClassLoader isolated = new URLClassLoader(classes, ClassLoader.getPlatformClassLoader());
+                URLClassLoader another = new URLClassLoader(classes, ClassLoader.getPlatformClassLoader());
                 URLClassLoader delegating = new URLClassLoader(classes, IsolatedHost.class.getClassLoader())) {
             System.out.println("isolated: allocated " + allocate(isolated) + ", pooled " + pooled());
+            System.out.println("another isolated: allocated " + allocate(another) + ", pooled " + pooled());
             System.out.println("delegating: allocated " + allocate(delegating) + ", pooled " + pooled());
         }
     }

@@ -4,13 +4,12 @@ import dev.pools.memory.JdkInternals;
 import java.lang.instrument.Instrumentation;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Opens to the agent the JDK internals the pools need (see {@code NativeAccess}), so the user
  * passes no {@code --add-opens} flag: the packages of {@link JdkInternals}, opened or exported to
- * this jar's module only, and, for a recorded run, JFR's {@code jdk.jfr.internal}, exported to it only.
+ * this jar's module only.
  */
 final class ModuleAccess {
 
@@ -29,19 +28,5 @@ final class ModuleAccess {
             opens.put(p, us);
         }
         inst.redefineModule(base, Set.of(), exports, opens, Set.of(), Map.of());
-    }
-
-    /**
-     * JFR's repository is moved through its own internals, which need no MBean server (see
-     * RecordingRepository); a runtime without JFR has nothing to export. Called off the main thread,
-     * before the recording starts: the JDK's {@code redefineModule} costs {@code premain}
-     * milliseconds, which an unrecorded run does not need.
-     */
-    static void openJfr(Instrumentation inst) {
-        Optional<Module> jfr = ModuleLayer.boot().findModule("jdk.jfr");
-        if (jfr.isPresent()) {
-            Set<Module> us = Set.of(ModuleAccess.class.getModule());
-            inst.redefineModule(jfr.get(), Set.of(), Map.of("jdk.jfr.internal", us), Map.of(), Set.of(), Map.of());
-        }
     }
 }

@@ -172,11 +172,11 @@ public final class PoolsAgent {
                     }
                 }
                 case STILL_STARTING ->
-                    Log.info("the JVM ended while the recording was starting, which JFR did not"
+                    Log.info("the JVM ended while the recording was starting, which did not"
                             + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
                             + " s; the JVM ends without it (its file may be missing or empty)");
                 case RECORDED -> {
-                    // JFR writes it.
+                    // Its end is written.
                 }
             }
         }
@@ -206,13 +206,6 @@ public final class PoolsAgent {
                     "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
                             + missing);
             return;
-        }
-        if (runtime.config().reportFile() != null) {
-            try {
-                ModuleAccess.openJfr(inst);
-            } catch (RuntimeException e) {
-                // The repository then moves through the diagnostic command instead (RecordingRepository).
-            }
         }
         try {
             Recorder.start(runtime);

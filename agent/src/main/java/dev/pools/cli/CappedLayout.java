@@ -48,7 +48,7 @@ final class CappedLayout {
             if (r.recoveredFrom != null) {
                 b.append("# ")
                         .append(r.file.getFileName())
-                        .append(": recovered from a JVM that did not exit cleanly, up to its last flush.\n");
+                        .append(": recovered from a JVM that did not exit cleanly, up to its last batch.\n");
             }
         }
         if (search != null) {

@@ -119,8 +119,7 @@ final class FleetReport {
         if (recovered > 0) {
             b.append(", ")
                     .append(recovered)
-                    .append(" recovered from the JFR repository of a JVM that did not exit cleanly (up to its last"
-                            + " flush)");
+                    .append(" recovered from a JVM that did not exit cleanly (up to its last batch)");
         }
         if (folder != null) {
             b.append(", recordings in ").append(folder);

@@ -2,7 +2,6 @@ package dev.pools.cli;
 
 import dev.pools.recording.EventNames;
 import dev.pools.recording.Recorder;
-import dev.pools.recording.RecordingRepository;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -123,14 +122,6 @@ final class RecordingSummary {
     }
 
     /**
-     * Reads a recording; any problem with the file is a {@link BadInput} with one line naming it.
-     *
-     * <p>A JVM killed with SIGKILL leaves its {@code report.file} empty or missing, and what it had
-     * flushed in the JFR repository beside it ({@code <file>.d}, see {@link RecordingRepository}):
-     * that is read instead, and the summary says it was recovered. A JFR repository folder may also
-     * be given directly.
-     */
-    /**
      * Reads several recordings, as of a fleet. A file of a JVM that recorded nothing (it ended or was
      * killed before its recording's first flush) is left out with one line on stderr, if another
      * file holds data; any other problem is a {@link BadInput}, as for one file.
@@ -157,15 +148,34 @@ final class RecordingSummary {
         return read;
     }
 
+    /**
+     * Reads a recording; any problem with the file is a {@link BadInput} with one line naming it.
+     *
+     * <p>A JVM killed with SIGKILL leaves its {@code report.file} as of its last batch, not marked as
+     * ended: what it holds is read, up to its last whole batch, and the summary says it was recovered.
+     * Agents before 2026-12-05 recorded through the JDK's Flight Recorder, whose killed JVMs left
+     * {@code report.file} empty or missing and what they had flushed in the JFR repository beside it
+     * ({@code <file>.d}): that is read instead. Such a folder may also be given directly.
+     */
     static RecordingSummary read(Path file, boolean timeline) {
         RecordingSummary s = new RecordingSummary(file, timeline);
         try {
             List<Path> chunks = recoverable(file);
             if (chunks == null) {
                 checkReadable(file);
-                s.readFile(file, false);
+                UnfinishedChunk.Whole whole = UnfinishedChunk.whole(file);
+                try {
+                    s.readFile(whole.readable(), !whole.ended());
+                } finally {
+                    if (!whole.readable().equals(file)) {
+                        Files.deleteIfExists(whole.readable());
+                    }
+                }
+                if (!whole.ended()) {
+                    s.recoveredFrom = file;
+                }
             } else {
-                s.recoveredFrom = Files.isDirectory(file) ? file : RecordingRepository.folderOf(file);
+                s.recoveredFrom = Files.isDirectory(file) ? file : repositoryOf(file);
                 for (Path chunk : chunks) {
                     s.readFile(chunk, true);
                 }
@@ -208,6 +218,11 @@ final class RecordingSummary {
         return s;
     }
 
+    /** The JFR repository folder an agent before 2026-12-05 kept beside {@code recording} while its JVM ran. */
+    static Path repositoryOf(Path recording) {
+        return recording.resolveSibling(recording.getFileName() + ".d");
+    }
+
     /**
      * The chunk files to read instead of {@code file}, in name (so time) order: those of a JFR
      * repository folder given directly, or those beside an empty or missing recording; null when
@@ -220,7 +235,7 @@ final class RecordingSummary {
         } else if (Files.isRegularFile(file) && Files.size(file) > 0) {
             return null;
         } else {
-            folder = RecordingRepository.folderOf(file);
+            folder = repositoryOf(file);
             if (!Files.isDirectory(folder)) {
                 return null;
             }

@@ -88,8 +88,9 @@ final class ReportCommand implements Callable<Integer> {
         if (s.recoveredFrom != null) {
             b.append("recovered from ")
                     .append(s.recoveredFrom)
-                    .append(": the JVM did not write its recording (killed?); this is what it had flushed, up to")
-                    .append(" about a second before it ended, without the call sites and request sizes of the end\n");
+                    .append(": its JVM did not end the recording (killed?); this is what it had written, up to")
+                    .append(" about one report.period before it ended, without the call sites and request sizes of the")
+                    .append(" end\n");
         }
         b.append('\n');
         Table t = new Table(

@@ -25,7 +25,55 @@ final class UnfinishedChunk {
     private static final int CHUNK_SIZE_POSITION = 8;
     private static final int FILE_STATE_POSITION = 64;
 
+    /** {@code FLR\0}, the first bytes of every chunk. */
+    private static final int MAGIC = 0x464C5200;
+
+    private static final int FLAG_POSITION = 67;
+
+    /** The header's flag of the last chunk of a recording that ended with its JVM. */
+    private static final int FINAL_CHUNK = 1 << 1;
+
     private UnfinishedChunk() {}
+
+    /**
+     * A recording file as read: {@code readable} (the file, or a copy of its whole chunks that the
+     * caller deletes) and whether the recording ended with its JVM.
+     */
+    record Whole(Path readable, boolean ended) {}
+
+    /**
+     * The whole chunks of {@code file} and whether its last one is marked as the recording's end. The
+     * agent's writer appends a batch, then makes the header count it: a JVM killed in between leaves
+     * bytes past the chunk's size, which are left out. A file whose first chunk is not whole is read
+     * as it is (the reader then says what is wrong with it).
+     */
+    static Whole whole(Path file) throws IOException {
+        long end = 0;
+        int flags = 0;
+        long length;
+        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
+            length = in.length();
+            while (end + HEADER_SIZE <= length) {
+                in.seek(end);
+                if (in.readInt() != MAGIC) {
+                    break;
+                }
+                in.seek(end + CHUNK_SIZE_POSITION);
+                long size = in.readLong();
+                if (size < HEADER_SIZE || end + size > length) {
+                    break;
+                }
+                in.seek(end + FLAG_POSITION);
+                flags = in.read();
+                end += size;
+            }
+        }
+        if (end == length || end == 0) {
+            return new Whole(file, end == length && (flags & FINAL_CHUNK) != 0);
+        }
+        Path copy = copy(file, end, false);
+        return new Whole(copy, false);
+    }
 
     /**
      * A readable copy of {@code chunk}, or {@code chunk} itself when it is finished; the caller
@@ -48,14 +96,22 @@ final class UnfinishedChunk {
                 size = in.length();
             }
         }
-        Path copy = Files.createTempFile("pools-chunk", ".jfr");
-        try (FileChannel from = FileChannel.open(chunk, StandardOpenOption.READ);
+        Path copy = copy(chunk, size, true);
+        return copy;
+    }
+
+    /** A temporary copy of the first {@code size} bytes of {@code file}, its chunk marked as finished if {@code finish}. */
+    private static Path copy(Path file, long size, boolean finish) throws IOException {
+        Path copy = Files.createTempFile("pools-recording", ".jfr");
+        try (FileChannel from = FileChannel.open(file, StandardOpenOption.READ);
                 FileChannel to = FileChannel.open(copy, StandardOpenOption.WRITE)) {
             long done = 0;
             while (done < size) {
                 done += from.transferTo(done, size - done, to);
             }
-            to.write(ByteBuffer.wrap(new byte[] {0}), FILE_STATE_POSITION);
+            if (finish) {
+                to.write(ByteBuffer.wrap(new byte[] {0}), FILE_STATE_POSITION);
+            }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(copy);
             throw e;

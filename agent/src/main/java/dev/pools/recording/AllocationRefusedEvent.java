@@ -3,7 +3,6 @@ package dev.pools.recording;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 
@@ -11,7 +10,7 @@ import jdk.jfr.Name;
 @Label("Allocation Refused")
 @Category(EventNames.CATEGORY)
 @Description("No pool could serve a request; the stack trace is the code that asked")
-public final class AllocationRefusedEvent extends Event {
+public final class AllocationRefusedEvent {
 
     @Label("Size")
     @Description("Bytes requested")

@@ -3,7 +3,6 @@ package dev.pools.recording;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -13,7 +12,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("What one instrumented call site asked for since the JVM started; written at the end of every chunk")
 @StackTrace(false)
-public final class CallSiteEvent extends Event {
+public final class CallSiteEvent {
 
     @Label("Site")
     @Description("class#method")

@@ -2,7 +2,6 @@ package dev.pools.recording;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -12,7 +11,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("The pool layout installed: at start-up and at every install")
 @StackTrace(false)
-public final class LayoutEvent extends Event {
+public final class LayoutEvent {
 
     @Label("Kind")
     @Description("sliced, direct, host, sub-slices or exclusive-pages")

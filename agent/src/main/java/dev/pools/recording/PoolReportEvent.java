@@ -3,7 +3,6 @@ package dev.pools.recording;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -13,7 +12,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("One dynamic pool's state; the last one per index in a recording is the final state")
 @StackTrace(false)
-public final class PoolReportEvent extends Event {
+public final class PoolReportEvent {
 
     @Label("Index")
     @Description("Position of the pool in the layout, from 0")

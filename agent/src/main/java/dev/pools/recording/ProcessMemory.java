@@ -89,11 +89,9 @@ final class ProcessMemory {
         }
     }
 
-    void emit(Usage pools) {
+    /** The process's memory now, with the pools' usage {@code pools}. */
+    ProcessMemoryEvent sample(Usage pools) {
         ProcessMemoryEvent e = new ProcessMemoryEvent();
-        if (!e.shouldCommit()) {
-            return;
-        }
         long[] rss = readResidentSet();
         e.rss = rss[0];
         e.rssPeak = rss[1];
@@ -129,6 +127,6 @@ final class ProcessMemory {
         e.nativeOther = e.rssAnon < 0
                 ? -1
                 : Math.max(0, e.rssAnon - e.heapCommitted - metaspace - codeCache - other - Math.max(0, e.jdkDirect));
-        e.commit();
+        return e;
     }
 }

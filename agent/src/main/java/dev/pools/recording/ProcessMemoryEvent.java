@@ -3,7 +3,6 @@ package dev.pools.recording;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -18,7 +17,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("The process's resident memory and what the JVM and the pools account for of it")
 @StackTrace(false)
-public final class ProcessMemoryEvent extends Event {
+public final class ProcessMemoryEvent {
 
     @Label("Resident Set Size")
     @Description("Memory of the process in RAM now (VmRSS)")

@@ -3,42 +3,58 @@ package dev.pools.recording;
 import dev.pools.layout.FileNames;
 import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.PoolsConfig;
+import dev.pools.log.Log;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
 import dev.pools.memory.Sizes;
 import dev.pools.memory.Usage;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import jdk.jfr.FlightRecorder;
-import jdk.jfr.Recording;
+import java.util.function.Consumer;
 
 /**
- * Writes what the pools hold to a JFR recording (CONTRACT.md §3).
+ * Writes what the pools hold to a JFR recording (CONTRACT.md §3), with the agent's own writer
+ * ({@link EventFile}): the JDK's Flight Recorder is not started for it.
  *
- * <p>Periodic hooks: every {@code report.period} one batch (a {@code pools.PoolReport} per pool
- * and a {@code pools.Usage}) and a {@code pools.ProcessMemory}, and at the end of every chunk, so also when the JVM shuts down
- * (normal exit, {@code System.exit}, SIGTERM: JFR's own shutdown hook runs it), the final batch
- * with the call sites and request-size histograms. The recording holds the {@code pools.*} events
- * and the JDK's {@code jdk.JVMInformation}, and is written to {@code report.file} when the JVM
- * exits; until then it is in JFR's repository, moved beside that file ({@link RecordingRepository}).
+ * <p>The file is created when the recording starts, with the JVM's identity ({@code
+ * jdk.JVMInformation}) and the layout. Then every {@code report.period}, on a thread of its own, one
+ * batch (a {@code pools.PoolReport} per pool and a {@code pools.Usage}) and a {@code
+ * pools.ProcessMemory} are appended, and the file's header made to count them; refusals join the next
+ * batch. When the JVM shuts down (normal exit, {@code System.exit}, SIGTERM) the final batch follows,
+ * with the call sites and request-size histograms, and the file is marked as ended with its JVM. A JVM
+ * killed with SIGKILL leaves the file as of its last batch.
+ *
+ * <p>Every event is also committed to JFR, so that a user's own JFR recording may include them (it
+ * costs nothing when none runs).
  */
 public final class Recorder {
 
     /** The JDK's own event that names the JVM (pid, arguments, start time): one row per JVM in a fleet report. */
-    public static final String JVM_INFORMATION = "jdk.JVMInformation";
+    public static final String JVM_INFORMATION = EventFile.JVM_INFORMATION;
+
+    /** The {@code pools.*} event classes, in the order their types are declared in a recording. */
+    static final List<Class<?>> EVENT_CLASSES = List.of(
+            LayoutEvent.class,
+            PoolReportEvent.class,
+            UsageEvent.class,
+            ProcessMemoryEvent.class,
+            AllocationRefusedEvent.class,
+            CallSiteEvent.class,
+            RequestSizesEvent.class);
 
     private static volatile boolean started;
 
     /**
      * Start and shutdown exclude each other: a recording starts whole, before the JVM's end, or not
-     * at all. The shutdown hook waits for a start in progress at most {@link #SHUTDOWN_WAIT_MS}:
-     * JFR's own shutdown hook runs beside it, and a start that reaches JFR after that hook has
-     * finished never returns, so waiting for it without a bound hung the JVM at exit.
+     * at all. The shutdown hook waits for a start in progress at most {@link #SHUTDOWN_WAIT_MS}.
      */
     private static final ReentrantLock LOCK = new ReentrantLock();
 
@@ -46,24 +62,32 @@ public final class Recorder {
 
     /**
      * For tests only: milliseconds the start waits, holding the lock and past its last look at
-     * {@code closing}, before it starts the recording, so that a JVM can be made to end in the middle
+     * {@code closing}, before it creates the file, so that a JVM can be made to end in the middle
      * of a start.
      */
     static final String START_DELAY_PROPERTY = "pools.test.recordingStartDelayMs";
 
     /**
-     * For tests only: milliseconds the start waits before its first call into JFR, so that a JVM can
-     * be made to begin its shutdown before JFR is set up.
+     * For tests only: milliseconds the start waits before it takes the lock, so that a JVM can be
+     * made to begin its shutdown before the recording starts.
      */
     static final String SETUP_DELAY_PROPERTY = "pools.test.recordingSetupDelayMs";
 
-    /** For tests only: milliseconds between the recording's start and its first {@code pools.Layout} event. */
+    /** For tests only: milliseconds between the file's creation and its first {@code pools.Layout} event. */
     static final String LAYOUT_DELAY_PROPERTY = "pools.test.layoutEventDelayMs";
 
     private static volatile boolean closing;
 
     /** Whether this recording holds a {@code pools.Layout} event yet. */
     private static volatile boolean layoutRecorded;
+
+    /** The running recording's file, its pools and its memory sampler; set under {@link #LOCK}. */
+    private static EventFile file;
+
+    private static Recorded recorded;
+    private static PoolAllocator pools;
+    private static ProcessMemory memory;
+    private static Thread periodic;
 
     private Recorder() {}
 
@@ -79,82 +103,115 @@ public final class Recorder {
             return;
         }
         delayForTests(SETUP_DELAY_PROPERTY);
-        PoolAllocator pools = runtime.allocator();
-        ProcessMemory memory = new ProcessMemory();
-        FlightRecorder.addPeriodicEvent(UsageEvent.class, () -> {
-            if (!layoutRecorded) {
-                // The JVM ended between the recording's start and the install listener's first event.
-                emitLayout(runtime.installed());
-            }
-            emitFinal(pools, memory);
-        });
-        boolean timeline = !config.reportPeriod().isZero();
-        if (timeline) {
-            FlightRecorder.addPeriodicEvent(PoolReportEvent.class, () -> emitBatch(pools, pools.reports()));
-            FlightRecorder.addPeriodicEvent(ProcessMemoryEvent.class, () -> memory.emit(pools.usage()));
-        }
-        Recording recording = new Recording();
-        recording.setName("pools");
-        recording.enable(LayoutEvent.class);
-        recording.enable(UsageEvent.class).with("period", "endChunk");
-        if (timeline) {
-            recording.enable(PoolReportEvent.class).withPeriod(config.reportPeriod());
-            recording.enable(ProcessMemoryEvent.class).withPeriod(config.reportPeriod());
-        } else {
-            recording.enable(PoolReportEvent.class);
-            recording.enable(ProcessMemoryEvent.class);
-        }
-        recording.enable(AllocationRefusedEvent.class).withStackTrace();
-        recording.enable(CallSiteEvent.class);
-        recording.enable(RequestSizesEvent.class);
-        recording.enable(JVM_INFORMATION).with("period", "beginChunk");
-        recording.setToDisk(true);
+        PoolAllocator allocator = runtime.allocator();
+        ProcessMemory sampler = new ProcessMemory();
         Path destination = Path.of(FileNames.expand(config.reportFile()));
         LOCK.lock();
         try {
             if (closing) {
-                // The JVM is ending: no empty file, no repository folder, that would look like a killed JVM's.
-                recording.close();
+                // The JVM is ending: no file at all rather than one without its end.
                 return;
             }
             delayForTests(START_DELAY_PROPERTY);
-            recording.setDestination(destination);
-            RecordingRepository.moveBeside(destination, recording);
-            recording.start();
-            // The layout first: a recording without it cannot be reported (the periodic hook above covers
-            // a JVM that ends before it is recorded here). Then refusals; and only then is the recording
-            // said to run, so that whoever waits for started() misses none of its events.
+            EventFile out = EventFile.create(destination, EVENT_CLASSES);
+            file = out;
+            recorded = runtime;
+            pools = allocator;
+            memory = sampler;
+            addJvmInformation(out);
             delayForTests(LAYOUT_DELAY_PROPERTY);
-            runtime.addInstallListener(Recorder::emitLayout);
-            CallSites sites = pools.sites();
+            // The layout first: a recording without it cannot be reported (the final batch records it
+            // for a JVM that ends before the listener did). Then refusals; and only then is the
+            // recording said to run, so that whoever waits for started() misses none of its events.
+            runtime.addInstallListener(layout -> emitLayout(out, layout));
+            CallSites sites = allocator.sites();
             runtime.setRefusalListener((size, site, reason, fellBack) -> {
-                AllocationRefusedEvent e = new AllocationRefusedEvent();
-                if (e.shouldCommit()) {
+                try {
+                    AllocationRefusedEvent e = new AllocationRefusedEvent();
                     e.size = size;
                     e.reason = reason;
                     e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
                     e.site = sites.name(site);
-                    e.commit();
+                    out.add(e, EventFile.callerStack());
+                    JfrMirror.commit(e);
+                } catch (RuntimeException x) {
+                    // On the host's thread: never into the host.
+                    Log.once("recording-refusal", "a refusal could not be recorded: " + x);
                 }
             });
+            out.flush();
+            JfrMirror.whenJfrRuns(() -> emitFinal(JfrMirror::commit, allocator, sampler));
+            if (!config.reportPeriod().isZero()) {
+                periodic = new Periodic(
+                        out, allocator, sampler, config.reportPeriod().toNanos());
+                periodic.start();
+            }
             started = true;
         } finally {
             LOCK.unlock();
         }
     }
 
-    private static void emitLayout(InstalledLayout layout) {
-        LayoutEvent e = new LayoutEvent();
-        e.kind = layout.kind();
-        e.layout = layout.yaml();
-        e.source = layout.source().name().toLowerCase(Locale.ROOT);
-        e.commit();
-        layoutRecorded = true;
+    private static void addJvmInformation(EventFile out) {
+        ProcessHandle self = ProcessHandle.current();
+        long startMillis = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        out.addJvmInformation(
+                System.getProperty("java.vm.name"),
+                System.getProperty("java.vm.version"),
+                String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()),
+                System.getProperty("sun.java.command", ""),
+                startMillis,
+                self.pid());
+    }
+
+    /** The thread that appends a batch every {@code report.period}. */
+    private static final class Periodic extends Thread {
+        private final EventFile out;
+        private final PoolAllocator allocator;
+        private final ProcessMemory sampler;
+        private final long periodNanos;
+
+        Periodic(EventFile out, PoolAllocator allocator, ProcessMemory sampler, long periodNanos) {
+            super("pools-recorder");
+            setDaemon(true);
+            this.out = out;
+            this.allocator = allocator;
+            this.sampler = sampler;
+            this.periodNanos = periodNanos;
+        }
+
+        @Override
+        public void run() {
+            long next = System.nanoTime() + periodNanos;
+            while (!closing) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(this, wait);
+                    continue;
+                }
+                next += periodNanos;
+                if (next - System.nanoTime() < 0) {
+                    // Behind by more than a period (a stopped JVM, a busy machine): one batch now, then on time.
+                    next = System.nanoTime() + periodNanos;
+                }
+                try {
+                    List<PoolReport> reports = allocator.reports();
+                    emitBatch(Recorder.sink(out), allocator, reports);
+                    write(out, sampler.sample(allocator.usage(reports)));
+                    out.flush();
+                } catch (IOException | RuntimeException e) {
+                    if (!closing) {
+                        Log.once("recording-write", "the recording stopped: " + e);
+                    }
+                    return;
+                }
+            }
+        }
     }
 
     /**
-     * At exit, beside JFR's own shutdown hook: a recording not started by now never starts; one that
-     * runs is written by JFR, and the emptied repository folder removed. Returns whether it ran.
+     * At exit: a recording not started by now never starts; one that runs gets its final batch, and
+     * its file is marked as ended with its JVM. Returns how it stood.
      */
     public static Ending shutdown() {
         closing = true;
@@ -168,10 +225,23 @@ public final class Recorder {
             if (!locked) {
                 return Ending.STILL_STARTING;
             }
-            if (started) {
-                RecordingRepository.removeWhenEmpty();
+            if (!started) {
+                return Ending.NOT_STARTED;
             }
-            return started ? Ending.RECORDED : Ending.NOT_STARTED;
+            if (periodic != null) {
+                LockSupport.unpark(periodic);
+            }
+            try {
+                if (!layoutRecorded) {
+                    // The JVM ended between the recording's start and the install listener's first event.
+                    emitLayout(file, recorded.installed());
+                }
+                emitFinal(sink(file), pools, memory);
+                file.close();
+            } catch (IOException | RuntimeException e) {
+                Log.once("recording-write", "the recording's end could not be written: " + e);
+            }
+            return Ending.RECORDED;
         } finally {
             if (locked) {
                 LOCK.unlock();
@@ -181,7 +251,7 @@ public final class Recorder {
 
     /** How the recording stood when the JVM ended. */
     public enum Ending {
-        /** It ran, and JFR writes it. */
+        /** It ran, and its end is written. */
         RECORDED,
         /** It had not started; it never will. */
         NOT_STARTED,
@@ -200,7 +270,27 @@ public final class Recorder {
         }
     }
 
-    static void emitBatch(PoolAllocator pools, List<PoolReport> reports) {
+    /** Writes an event to the file, and to JFR for a user's own recording. */
+    private static void write(EventFile out, Object e) {
+        out.add(e);
+        JfrMirror.commit(e);
+    }
+
+    /** Where events go: {@code out}, and JFR for a user's own recording. */
+    static Consumer<Object> sink(EventFile out) {
+        return e -> write(out, e);
+    }
+
+    private static void emitLayout(EventFile out, InstalledLayout layout) {
+        LayoutEvent e = new LayoutEvent();
+        e.kind = layout.kind();
+        e.layout = layout.yaml();
+        e.source = layout.source().name().toLowerCase(Locale.ROOT);
+        write(out, e);
+        layoutRecorded = true;
+    }
+
+    static void emitBatch(Consumer<Object> out, PoolAllocator pools, List<PoolReport> reports) {
         for (PoolReport r : reports) {
             PoolReportEvent e = new PoolReportEvent();
             e.index = r.index();
@@ -216,7 +306,7 @@ public final class Recorder {
             e.bytesReserved = r.usage().bytesReserved();
             e.runs = r.runs();
             e.bytesInRuns = r.bytesInRuns();
-            e.commit();
+            out.accept(e);
         }
         Usage u = pools.usage(reports);
         UsageEvent e = new UsageEvent();
@@ -228,10 +318,10 @@ public final class Recorder {
         e.fallbackBytes = u.fallbackBytes();
         e.collections = pools.collections();
         e.collectionTime = pools.collectionNanos();
-        e.commit();
+        out.accept(e);
     }
 
-    static void emitFinal(PoolAllocator pools, ProcessMemory memory) {
+    static void emitFinal(Consumer<Object> out, PoolAllocator pools, ProcessMemory memory) {
         PoolAllocator.SizesSnapshot snapshot = pools.requestSizes();
         List<PoolReport> reports = snapshot.reports();
         for (CallSites.Stats s : pools.sites().snapshot()) {
@@ -242,7 +332,7 @@ public final class Recorder {
             e.liveBytes = s.liveBytes();
             e.peakLiveBytes = s.peakLiveBytes();
             e.fallbacks = s.fallbacks();
-            e.commit();
+            out.accept(e);
         }
         for (PoolReport r : reports) {
             long[] sizes = snapshot.requestSizes().get(r.index());
@@ -252,12 +342,12 @@ public final class Recorder {
                     e.index = r.index();
                     e.bucketMax = bucket == 0 ? 1 : 1L << bucket;
                     e.count = sizes[bucket];
-                    e.commit();
+                    out.accept(e);
                 }
             }
         }
-        emitBatch(pools, reports);
-        memory.emit(pools.usage(reports));
+        emitBatch(out, pools, reports);
+        out.accept(memory.sample(pools.usage(reports)));
     }
 
     /** For messages: a request-size bucket as a range. */

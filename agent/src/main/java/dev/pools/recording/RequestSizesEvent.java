@@ -3,7 +3,6 @@ package dev.pools.recording;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -14,7 +13,7 @@ import jdk.jfr.StackTrace;
 @Description("One bucket of one pool's histogram of served request sizes (powers of two), since install;"
         + " written at the end of every chunk")
 @StackTrace(false)
-public final class RequestSizesEvent extends Event {
+public final class RequestSizesEvent {
 
     @Label("Index")
     @Description("The pool's position in the layout")

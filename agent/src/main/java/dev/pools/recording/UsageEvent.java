@@ -3,7 +3,6 @@ package dev.pools.recording;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -14,7 +13,7 @@ import jdk.jfr.Timespan;
 @Category(EventNames.CATEGORY)
 @Description("The pools as a whole, with every batch of pool reports")
 @StackTrace(false)
-public final class UsageEvent extends Event {
+public final class UsageEvent {
 
     @Label("Allocations")
     @Description("Live allocations in the pools")

@@ -1,6 +1,7 @@
 package dev.pools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.layout.InstalledLayout;
@@ -10,6 +11,7 @@ import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.recording.RecordingFixture;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,12 +57,7 @@ class ReportCommandTest {
         }
         held.add(pools.allocate(100, 0)); // 128 B slots: a run of their own
         held.add(pools.allocate(100 << 10, 0)); // the second pool, whose 1 MiB pages have runs too: none used
-        Path file = dir.resolve("r.jfr");
-        RecordingFixture.write(
-                file,
-                pools,
-                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
-        RecordingSummary s = RecordingSummary.read(file, false);
+        RecordingSummary s = RecordingSummary.read(record("r.jfr", pools, config), false);
         StringBuilder b = new StringBuilder();
         ReportCommand.appendRuns(b, s);
         assertEquals(
@@ -69,5 +66,47 @@ class ReportCommandTest {
                 b.toString());
         assertTrue(ReportCommand.text(s, 5).contains(b), "in the report");
         held.clear();
+    }
+
+    /**
+     * The agent appends a batch, then makes the header count it, and marks the file as ended only at
+     * its JVM's end. A JVM killed between the two writes leaves bytes past the chunk: what the header
+     * counts is read, and the report says the recording was recovered.
+     */
+    @Test
+    void a_recording_of_a_jvm_killed_in_the_middle_of_a_batch_reads_to_its_last_whole_batch() throws Exception {
+        String yaml = "layout: sliced\npools:\n  - page_size: 64 KiB\n";
+        PoolsConfig config = LayoutFile.parse("r.yaml", yaml, Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        ByteBuffer held = pools.allocate(1000, 0);
+        Path file = record("k.jfr", pools, config);
+        RecordingSummary ended = RecordingSummary.read(file, false);
+        assertNull(ended.recoveredFrom, "marked as ended with its JVM");
+        String complete = ReportCommand.text(ended, 5);
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(67);
+            f.write(1); // not the end of the recording
+            f.seek(f.length());
+            f.write(new byte[] {(byte) 0x9a, (byte) 0x81, 0, 0, 0x65, 1, 2}); // half an event
+        }
+        RecordingSummary killed = RecordingSummary.read(file, false);
+        assertEquals(file, killed.recoveredFrom);
+        String text = ReportCommand.text(killed, 5);
+        assertTrue(text.contains("recovered from " + file + ": its JVM did not end the recording (killed?)"), text);
+        assertEquals(
+                complete.lines().filter(l -> l.matches(" +0 +sliced .*")).toList(),
+                text.lines().filter(l -> l.matches(" +0 +sliced .*")).toList(),
+                "the same pool as read from the whole file");
+        assertEquals(1000, held.capacity());
+    }
+
+    /** The recording the agent writes at exit for {@code pools} under {@code config}, in {@code dir}. */
+    private Path record(String name, PoolAllocator pools, PoolsConfig config) throws Exception {
+        Path file = dir.resolve(name);
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
+        return file;
     }
 }

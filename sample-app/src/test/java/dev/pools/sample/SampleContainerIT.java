@@ -203,7 +203,7 @@ class SampleContainerIT {
             assertEquals(Boolean.TRUE, s.getOOMKilled());
             assertTrue(c.getLogs().contains("leak: "), c.getLogs());
         }
-        // Killed, the JVM wrote no recording; what it flushed is beside the empty file.
+        // Killed, the JVM did not end its recording: it holds what the agent had written, up to its last batch.
         Forked.Result killed = report("measure.jfr");
         assertEquals(0, killed.exit(), killed.toString());
         assertTrue(killed.out().contains("recovered from "), killed.out());

@@ -53,7 +53,7 @@ public final class SparkInference {
                 .set("spark.jars", appJar(options).toString());
         String executorOptions = executorJavaOptions(options, conf.get("spark.executor.extraJavaOptions", ""));
         if (sparkHome != null) {
-            // Block files and the executors' temporary files (JFR's repository among them) under SPARK_HOME,
+            // Block files and the executors' temporary files under SPARK_HOME,
             // next to the Workers' work/ folder: nothing left in /tmp.
             Path home = Path.of(sparkHome).toAbsolutePath();
             conf.set("spark.local.dir", home.resolve("local").toString());
@@ -215,10 +215,9 @@ public final class SparkInference {
     }
 
     /**
-     * Kills one executor JVM with SIGKILL once the JFR repository beside its recording
-     * ({@code <folder>/*-<pid>.jfr.d}, where the agent keeps it) has grown three times: JFR flushes
-     * periodic events and then the data, in one thread, so the third flush holds what the executor
-     * did in the round before. Nothing is timed: it waits for the file, at most two minutes.
+     * Kills one executor JVM with SIGKILL once its recording ({@code <folder>/*-<pid>.jfr}) has grown
+     * three times: the agent appends a batch every {@code report.period}, so the third holds what the
+     * executor did in the round before. Nothing is timed: it waits for the file, at most two minutes.
      */
     private static void killOnceFlushed(Path folder) throws IOException, InterruptedException {
         List<Long> before = executorPids();
@@ -227,7 +226,7 @@ public final class SparkInference {
         long size = -1;
         int grew = 0;
         while (grew < 3 && System.nanoTime() < deadline) {
-            long now = repositoryBytes(folder, pid);
+            long now = recordingBytes(folder, pid);
             if (size >= 0 && now > size) {
                 grew++;
             }
@@ -243,29 +242,36 @@ public final class SparkInference {
                 sent ? "sent" : "not sent");
         // The Worker starts an executor in the killed one's place. Its recording starts about a second
         // after its JVM; a job that ended sooner would stop it before it recorded anything. Wait for
-        // its first flush, so that every executor of the measured run has something to report.
+        // its first batch (the file grows past what it held at its start), so that every executor of
+        // the measured run has something to report.
         long replacement = -1;
+        long started = -1;
         while (System.nanoTime() < deadline) {
             if (replacement < 0) {
                 replacement = executorPids().stream()
                         .filter(p -> !before.contains(p))
                         .findFirst()
                         .orElse(-1L);
-            } else if (repositoryBytes(folder, replacement) > 0) {
-                System.out.printf(Locale.ROOT, "replacement: executor JVM %d, its recording flushed%n", replacement);
-                return;
+            } else {
+                long now = recordingBytes(folder, replacement);
+                if (started <= 0) {
+                    started = now;
+                } else if (now > started) {
+                    System.out.printf(
+                            Locale.ROOT, "replacement: executor JVM %d, its recording flushed%n", replacement);
+                    return;
+                }
             }
             Thread.sleep(50);
         }
         System.out.printf(Locale.ROOT, "replacement: none recording within two minutes of the kill%n");
     }
 
-    /** Bytes of JFR chunks in the repository the agent keeps beside executor {@code pid}'s recording in {@code folder}. */
-    private static long repositoryBytes(Path folder, long pid) throws IOException {
-        String suffix = "-" + pid + ".jfr.d";
-        try (Stream<Path> files = Files.walk(folder, 3)) {
-            return files.filter(p -> p.toString().endsWith(".jfr") && p.getParent() != null)
-                    .filter(p -> p.toString().contains(suffix + "/"))
+    /** Bytes of executor {@code pid}'s recording in {@code folder}: 0 until it exists. */
+    private static long recordingBytes(Path folder, long pid) throws IOException {
+        String suffix = "-" + pid + ".jfr";
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(suffix))
                     .mapToLong(p -> p.toFile().length())
                     .sum();
         }

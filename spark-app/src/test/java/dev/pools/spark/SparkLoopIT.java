@@ -77,7 +77,7 @@ class SparkLoopIT {
         assertTrue(measured.out().contains("after the kill: the same result"), measured.toString());
         long killed = Long.parseLong(kill.group(1));
         Path killedRecording = dir.resolve("measure-" + killed + ".jfr");
-        assertEquals(0, Files.size(killedRecording), "the killed executor wrote no recording");
+        assertTrue(Files.size(killedRecording) > 0, "the killed executor's recording holds what it had flushed");
         List<Path> measures = recordings("measure-");
         List<Long> pids = pids(measures, "measure-");
         assertTrue(pids.contains(killed), pids.toString());
@@ -88,9 +88,11 @@ class SparkLoopIT {
         Result fleet = cli(reportMeasured);
         assertEquals(0, fleet.exit(), fleet.toString());
         assertTrue(
-                fleet.out().contains("fleet: " + measures.size() + " JVMs, 1 recovered from the JFR repository"),
+                fleet.out().contains("fleet: " + measures.size() + " JVMs, 1 recovered from a JVM that did not exit"),
                 fleet.out());
-        assertTrue(fleet.out().contains("recovered from " + dir.resolve("measure-" + killed + ".jfr.d")), fleet.out());
+        assertTrue(
+                fleet.out().contains("recovered from " + killedRecording + ": its JVM did not end the recording"),
+                fleet.out());
 
         List<String> suggest = new ArrayList<>(List.of("suggest"));
         measures.forEach(p -> suggest.add(p.toString()));

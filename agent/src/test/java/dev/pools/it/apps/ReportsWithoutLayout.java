@@ -1,5 +1,6 @@
 package dev.pools.it.apps;
 
+import dev.pools.recording.JfrMirror;
 import dev.pools.recording.PoolReportEvent;
 import dev.pools.recording.UsageEvent;
 import java.nio.file.Path;
@@ -8,14 +9,15 @@ import jdk.jfr.Recording;
 /**
  * Writes to {@code args[0]} a recording with the pools' reports but no {@code pools.Layout} event,
  * as a JVM that ended while its recording started could leave before the layout was recorded at
- * every chunk's end. Runs without the agent, with pools.jar on the class path.
+ * every chunk's end; through JFR, as a user's own recording holds them. Runs without the agent, with
+ * pools.jar on the class path.
  */
 public final class ReportsWithoutLayout {
 
     public static void main(String[] args) throws Exception {
         try (Recording recording = new Recording()) {
-            recording.enable(PoolReportEvent.class);
-            recording.enable(UsageEvent.class);
+            recording.enable("pools.PoolReport");
+            recording.enable("pools.Usage");
             recording.start();
             PoolReportEvent pool = new PoolReportEvent();
             pool.index = 0;
@@ -24,10 +26,10 @@ public final class ReportsWithoutLayout {
             pool.maxSlice = 1 << 20;
             pool.pages = 1;
             pool.pagesPeak = 1;
-            pool.commit();
+            JfrMirror.commit(pool);
             UsageEvent usage = new UsageEvent();
             usage.bytesReserved = 1 << 20;
-            usage.commit();
+            JfrMirror.commit(usage);
             recording.stop();
             recording.dump(Path.of(args[0]));
         }

@@ -1,0 +1,585 @@
+package dev.pools.recording;
+
+import dev.pools.recording.ChunkWriter.Annotation;
+import dev.pools.recording.ChunkWriter.Bytes;
+import dev.pools.recording.ChunkWriter.Member;
+import dev.pools.recording.ChunkWriter.Type;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TimeZone;
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
+
+/**
+ * A JFR recording written by the agent itself, one chunk that grows: the JDK's Flight Recorder is
+ * never started for it, so a recorded run does not pay for JFR's start (its threads, buffers, class
+ * retransformations, and the compilation of its code). The file is what {@code jfr},
+ * {@code jdk.jfr.consumer.RecordingFile} and JDK Mission Control read.
+ *
+ * <p>The event types are declared from the {@code pools.*} event classes, their names, labels,
+ * descriptions, categories, and {@code @DataAmount} and {@code @Timespan} fields; each event is
+ * written from an instance of its class. Stack traces go to the chunk's constant pools, one entry per
+ * distinct stack; everything else is inline.
+ *
+ * <p>Events are kept in memory until {@link #flush}, which appends them and then updates the header,
+ * so that the file read at any time holds whole events: after {@link #flush} returns, a killed JVM
+ * loses nothing of what was flushed. {@link #close} sets the header's flag for a recording that
+ * ended with its JVM.
+ */
+final class EventFile implements Closeable {
+
+    /** The super type of every event type. */
+    private static final String EVENT = "jdk.jfr.Event";
+
+    /** The JDK's type of the event that names the JVM. */
+    static final String JVM_INFORMATION = "jdk.JVMInformation";
+
+    /** The agent's own classes, whose frames a stack leaves out at its top. */
+    private static final String OWN_PACKAGE = "dev.pools.";
+
+    /** The most frames kept of a stack, as JFR's default. */
+    static final int STACK_DEPTH = 64;
+
+    private static final long T_BOOLEAN = 4;
+    private static final long T_INT = 5;
+    private static final long T_LONG = 6;
+    private static final long T_STRING = 7;
+    private static final long T_CLASS = 8;
+    private static final long T_METHOD = 9;
+    private static final long T_FRAME = 10;
+    private static final long T_STACK = 11;
+    private static final long A_LABEL = 20;
+    private static final long A_DESCRIPTION = 21;
+    private static final long A_CATEGORY = 22;
+    private static final long A_CONTENT_TYPE = 23;
+    private static final long A_DATA_AMOUNT = 24;
+    private static final long A_TIMESPAN = 25;
+    private static final long A_TIMESTAMP = 26;
+    private static final long FIRST_EVENT = 100;
+
+    /** Walks stacks with the classes, which the frames' descriptors need (JDK 25). */
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
+    /**
+     * The calling thread's stack below the agent's own frames: the host's code that asked first, at most
+     * {@link #STACK_DEPTH} frames and one more, so that a deeper stack is said to be truncated.
+     */
+    static List<Frame> callerStack() {
+        return WALKER.walk(s -> s.dropWhile(f -> f.getClassName().startsWith(OWN_PACKAGE))
+                .limit(STACK_DEPTH + 1L)
+                .map(Frame::of)
+                .toList());
+    }
+
+    /** A frame of a stack, as the file keeps it. */
+    record Frame(String className, String method, String descriptor, int line, int bytecodeIndex, boolean isNative) {
+        static Frame of(StackWalker.StackFrame f) {
+            return new Frame(
+                    f.getClassName(),
+                    f.getMethodName(),
+                    f.getDescriptor(),
+                    f.getLineNumber(),
+                    f.getByteCodeIndex(),
+                    f.isNativeMethod());
+        }
+    }
+
+    /** How an event class is written: its type and its fields in order. */
+    private record EventClass(long id, boolean stackTrace, List<Field> fields) {}
+
+    private final FileChannel channel;
+    private final Map<Class<?>, EventClass> classes = new HashMap<>();
+    private final long jvmInformation;
+    private final long startTicks;
+    private final long startNanos;
+    private final Bytes pending = new Bytes();
+    private final Map<String, Long> classKeys = new HashMap<>();
+    private final Map<String, Long> methodKeys = new HashMap<>();
+    private final Map<List<Frame>, Long> stackKeys = new HashMap<>();
+    private final Bytes pendingClasses = new Bytes();
+    private final Bytes pendingMethods = new Bytes();
+    private final Bytes pendingStacks = new Bytes();
+    private int newClasses;
+    private int newMethods;
+    private int newStacks;
+    private long size;
+    private long constantPool;
+    private final long metadata;
+    private long lastTicks;
+    private boolean closed;
+
+    private EventFile(FileChannel channel, List<Class<?>> eventClasses) throws IOException {
+        this.channel = channel;
+        this.startTicks = System.nanoTime();
+        this.startNanos = System.currentTimeMillis() * 1_000_000L;
+        this.lastTicks = startTicks;
+        List<Type> types = baseTypes();
+        long id = FIRST_EVENT;
+        for (Class<?> c : eventClasses) {
+            types.add(declare(c, id));
+            id++;
+        }
+        jvmInformation = id;
+        types.add(jvmInformationType(id));
+        byte[] meta = ChunkWriter.metadata(
+                types,
+                startTicks,
+                TimeZone.getDefault().getRawOffset(),
+                Locale.getDefault().toString());
+        byte[] pool = ChunkWriter.emptyConstantPool(startTicks);
+        metadata = ChunkWriter.HEADER_SIZE;
+        constantPool = metadata + meta.length;
+        size = constantPool + pool.length;
+        channel.truncate(0);
+        write(ChunkWriter.HEADER_SIZE, meta);
+        write(constantPool, pool);
+        writeHeader(false);
+    }
+
+    /** Creates or empties {@code path} and writes the declarations of {@code eventClasses} to it. */
+    static EventFile create(Path path, List<Class<?>> eventClasses) throws IOException {
+        FileChannel channel = FileChannel.open(
+                path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        try {
+            return new EventFile(channel, eventClasses);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** Adds an event, with the time of now; its class must be one of those declared. */
+    synchronized void add(Object e) {
+        add(e, null);
+    }
+
+    /**
+     * Adds an event with a stack, top frame first, of which the first {@link #STACK_DEPTH} frames are
+     * kept.
+     */
+    synchronized void add(Object e, List<Frame> stack) {
+        EventClass c = classes.get(e.getClass());
+        if (c == null) {
+            throw new IllegalArgumentException("not declared: " + e.getClass().getName());
+        }
+        Bytes b = new Bytes();
+        b.varint(c.id());
+        b.varint(now());
+        b.varint(0); // duration: an instant
+        if (c.stackTrace()) {
+            b.varint(stack == null ? 0 : stackKey(stack));
+        }
+        try {
+            for (Field f : c.fields()) {
+                Class<?> t = f.getType();
+                if (t == long.class) {
+                    b.varint(f.getLong(e));
+                } else if (t == int.class) {
+                    b.varint(f.getInt(e));
+                } else if (t == boolean.class) {
+                    b.bool(f.getBoolean(e));
+                } else {
+                    b.string((String) f.get(e));
+                }
+            }
+        } catch (IllegalAccessException x) {
+            throw new IllegalStateException(x);
+        }
+        byte[] event = b.sized();
+        pending.write(event, 0, event.length);
+    }
+
+    /** Adds the event that names this JVM, with the JDK's type and field names. */
+    synchronized void addJvmInformation(
+            String jvmName,
+            String jvmVersion,
+            String jvmArguments,
+            String javaArguments,
+            long jvmStartMillis,
+            long pid) {
+        Bytes b = new Bytes();
+        b.varint(jvmInformation);
+        b.varint(now());
+        b.varint(0);
+        b.string(jvmName);
+        b.string(jvmVersion);
+        b.string(jvmArguments);
+        b.string("");
+        b.string(javaArguments);
+        b.varint(jvmStartMillis);
+        b.varint(pid);
+        byte[] event = b.sized();
+        pending.write(event, 0, event.length);
+    }
+
+    /** Appends the events added since the last flush, then makes the header count them. */
+    synchronized void flush() throws IOException {
+        if (closed) {
+            return;
+        }
+        appendPending();
+        writeHeader(false);
+    }
+
+    /** Flushes, and marks the recording as ended with its JVM. */
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        try {
+            appendPending();
+            writeHeader(true);
+        } finally {
+            closed = true;
+            channel.close();
+        }
+    }
+
+    private long now() {
+        // The events of one file in time order: nanoTime does not go back, but keep it so for readers that sort.
+        long t = System.nanoTime();
+        if (t - lastTicks < 0) {
+            t = lastTicks;
+        }
+        lastTicks = t;
+        return t;
+    }
+
+    private void appendPending() throws IOException {
+        if (newClasses + newMethods + newStacks > 0) {
+            // The new pool goes after the pending events; the header points at it once it is in the file.
+            long at = size + pending.size();
+            Bytes cp = new Bytes();
+            cp.varint(1);
+            cp.varint(lastTicks);
+            cp.varint(0);
+            cp.varint(constantPool - at); // the delta to the pool before: readers follow the chain
+            cp.write(0);
+            int pools = (newClasses > 0 ? 1 : 0) + (newMethods > 0 ? 1 : 0) + (newStacks > 0 ? 1 : 0);
+            cp.varint(pools);
+            pool(cp, T_CLASS, newClasses, pendingClasses);
+            pool(cp, T_METHOD, newMethods, pendingMethods);
+            pool(cp, T_STACK, newStacks, pendingStacks);
+            byte[] event = cp.sized();
+            pending.write(event, 0, event.length);
+            newClasses = 0;
+            newMethods = 0;
+            newStacks = 0;
+            pendingClasses.reset();
+            pendingMethods.reset();
+            pendingStacks.reset();
+            writePending();
+            constantPool = at;
+        } else {
+            writePending();
+        }
+    }
+
+    private static void pool(Bytes cp, long type, int count, Bytes entries) {
+        if (count > 0) {
+            cp.varint(type);
+            cp.varint(count);
+            cp.write(entries.toByteArray(), 0, entries.size());
+        }
+    }
+
+    private void writePending() throws IOException {
+        if (pending.size() == 0) {
+            return;
+        }
+        byte[] bytes = pending.toByteArray();
+        write(size, bytes);
+        size += bytes.length;
+        pending.reset();
+    }
+
+    private void writeHeader(boolean last) throws IOException {
+        write(
+                0,
+                ChunkWriter.header(
+                        size, constantPool, metadata, startNanos, lastTicks - startTicks, startTicks, true, last));
+    }
+
+    private void write(long position, byte[] bytes) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        long at = position;
+        while (b.hasRemaining()) {
+            at += channel.write(b, at);
+        }
+    }
+
+    private long stackKey(List<Frame> stack) {
+        Long known = stackKeys.get(stack);
+        if (known != null) {
+            return known;
+        }
+        long key = stackKeys.size() + 1L;
+        List<Frame> frames = List.copyOf(stack.subList(0, Math.min(stack.size(), STACK_DEPTH)));
+        List<Long> methods = new ArrayList<>();
+        for (Frame f : frames) {
+            methods.add(methodKey(f));
+        }
+        pendingStacks.varint(key);
+        pendingStacks.bool(stack.size() > STACK_DEPTH);
+        pendingStacks.varint(frames.size());
+        for (int i = 0; i < frames.size(); i++) {
+            Frame f = frames.get(i);
+            pendingStacks.varint(methods.get(i));
+            pendingStacks.varint(f.line());
+            pendingStacks.varint(f.bytecodeIndex());
+            pendingStacks.string(f.isNative() ? "Native" : "Java");
+        }
+        newStacks++;
+        stackKeys.put(List.copyOf(stack), key);
+        return key;
+    }
+
+    private long methodKey(Frame f) {
+        String name = f.className() + "#" + f.method() + f.descriptor();
+        Long known = methodKeys.get(name);
+        if (known != null) {
+            return known;
+        }
+        long type = classKey(f.className());
+        long key = methodKeys.size() + 1L;
+        methodKeys.put(name, key);
+        pendingMethods.varint(key);
+        pendingMethods.varint(type);
+        pendingMethods.string(f.method());
+        pendingMethods.string(f.descriptor());
+        pendingMethods.varint(0);
+        pendingMethods.bool(false);
+        newMethods++;
+        return key;
+    }
+
+    private long classKey(String className) {
+        Long known = classKeys.get(className);
+        if (known != null) {
+            return known;
+        }
+        long key = classKeys.size() + 1L;
+        classKeys.put(className, key);
+        pendingClasses.varint(key);
+        pendingClasses.string(className);
+        pendingClasses.varint(0);
+        pendingClasses.bool(false);
+        newClasses++;
+        return key;
+    }
+
+    // The declarations.
+
+    private static List<Type> baseTypes() {
+        List<Type> t = new ArrayList<>();
+        t.add(new Type(T_BOOLEAN, "boolean", null, List.of(), List.of()));
+        t.add(new Type(T_INT, "int", null, List.of(), List.of()));
+        t.add(new Type(T_LONG, "long", null, List.of(), List.of()));
+        t.add(new Type(T_STRING, "java.lang.String", null, List.of(), List.of()));
+        String annotation = "java.lang.annotation.Annotation";
+        Member value = new Member("value", T_STRING, false, false, List.of());
+        List<Annotation> content = List.of(Annotation.of(A_CONTENT_TYPE));
+        t.add(new Type(A_LABEL, Label.class.getName(), annotation, List.of(value), List.of()));
+        t.add(new Type(A_DESCRIPTION, Description.class.getName(), annotation, List.of(value), List.of()));
+        t.add(new Type(
+                A_CATEGORY,
+                Category.class.getName(),
+                annotation,
+                List.of(new Member("value", T_STRING, true, false, List.of())),
+                List.of()));
+        t.add(new Type(A_CONTENT_TYPE, "jdk.jfr.ContentType", annotation, List.of(), List.of()));
+        t.add(new Type(A_DATA_AMOUNT, DataAmount.class.getName(), annotation, List.of(value), content));
+        t.add(new Type(A_TIMESPAN, Timespan.class.getName(), annotation, List.of(value), content));
+        t.add(new Type(A_TIMESTAMP, "jdk.jfr.Timestamp", annotation, List.of(value), content));
+        t.add(new Type(
+                T_CLASS,
+                "java.lang.Class",
+                null,
+                List.of(
+                        field("name", T_STRING, "Name"),
+                        field("modifiers", T_INT, "Access Modifiers"),
+                        field("hidden", T_BOOLEAN, "Hidden")),
+                labels("Java Class")));
+        t.add(new Type(
+                T_METHOD,
+                "jdk.types.Method",
+                null,
+                List.of(
+                        new Member("type", T_CLASS, false, true, labels("Type")),
+                        field("name", T_STRING, "Name"),
+                        field("descriptor", T_STRING, "Descriptor"),
+                        field("modifiers", T_INT, "Modifiers"),
+                        field("hidden", T_BOOLEAN, "Hidden")),
+                labels("Java Method")));
+        t.add(new Type(
+                T_FRAME,
+                "jdk.types.StackFrame",
+                null,
+                List.of(
+                        new Member("method", T_METHOD, false, true, labels("Java Method")),
+                        field("lineNumber", T_INT, "Line Number"),
+                        field("bytecodeIndex", T_INT, "Bytecode Index"),
+                        field("type", T_STRING, "Frame Type")),
+                List.of()));
+        t.add(new Type(
+                T_STACK,
+                "jdk.types.StackTrace",
+                null,
+                List.of(
+                        field("truncated", T_BOOLEAN, "Truncated"),
+                        new Member("frames", T_FRAME, true, false, labels("Stack Frames"))),
+                labels("Stacktrace")));
+        return t;
+    }
+
+    private static Member field(String name, long type, String label) {
+        return new Member(name, type, false, false, labels(label));
+    }
+
+    private static List<Annotation> labels(String label) {
+        return List.of(Annotation.of(A_LABEL, label));
+    }
+
+    private static List<Member> eventFields(boolean stackTrace) {
+        List<Member> fields = new ArrayList<>();
+        fields.add(new Member(
+                "startTime",
+                T_LONG,
+                false,
+                false,
+                List.of(Annotation.of(A_LABEL, "Start Time"), Annotation.of(A_TIMESTAMP, "TICKS"))));
+        fields.add(new Member(
+                "duration",
+                T_LONG,
+                false,
+                false,
+                List.of(Annotation.of(A_LABEL, "Duration"), Annotation.of(A_TIMESPAN, "TICKS"))));
+        if (stackTrace) {
+            fields.add(new Member("stackTrace", T_STACK, false, true, labels("Stack Trace")));
+        }
+        return fields;
+    }
+
+    private Type declare(Class<?> c, long id) {
+        Name name = c.getAnnotation(Name.class);
+        if (name == null) {
+            throw new IllegalArgumentException(c.getName() + " has no @Name");
+        }
+        StackTrace stack = c.getAnnotation(StackTrace.class);
+        boolean stackTrace = stack == null || stack.value();
+        List<Member> fields = eventFields(stackTrace);
+        List<Field> written = new ArrayList<>();
+        for (Field f : recordedFields(c)) {
+            long type;
+            if (f.getType() == long.class) {
+                type = T_LONG;
+            } else if (f.getType() == int.class) {
+                type = T_INT;
+            } else if (f.getType() == boolean.class) {
+                type = T_BOOLEAN;
+            } else if (f.getType() == String.class) {
+                type = T_STRING;
+            } else {
+                throw new IllegalArgumentException(c.getName() + "." + f.getName() + ": " + f.getType());
+            }
+            fields.add(new Member(f.getName(), type, false, false, annotations(f)));
+            written.add(f);
+        }
+        classes.put(c, new EventClass(id, stackTrace, List.copyOf(written)));
+        List<Annotation> annotations = new ArrayList<>();
+        Label label = c.getAnnotation(Label.class);
+        if (label != null) {
+            annotations.add(Annotation.of(A_LABEL, label.value()));
+        }
+        Description description = c.getAnnotation(Description.class);
+        if (description != null) {
+            annotations.add(Annotation.of(A_DESCRIPTION, description.value()));
+        }
+        Category category = c.getAnnotation(Category.class);
+        if (category != null) {
+            annotations.add(new Annotation(A_CATEGORY, true, List.of(category.value())));
+        }
+        return new Type(id, name.value(), EVENT, fields, annotations);
+    }
+
+    /** The fields of an event class that its events hold: the public ones that are not static, in order. */
+    static List<Field> recordedFields(Class<?> c) {
+        List<Field> fields = new ArrayList<>();
+        for (Field f : c.getDeclaredFields()) {
+            int m = f.getModifiers();
+            if (Modifier.isPublic(m) && !Modifier.isStatic(m)) {
+                fields.add(f);
+            }
+        }
+        return fields;
+    }
+
+    private static List<Annotation> annotations(AnnotatedElement f) {
+        List<Annotation> a = new ArrayList<>();
+        Label label = f.getAnnotation(Label.class);
+        if (label != null) {
+            a.add(Annotation.of(A_LABEL, label.value()));
+        }
+        Description description = f.getAnnotation(Description.class);
+        if (description != null) {
+            a.add(Annotation.of(A_DESCRIPTION, description.value()));
+        }
+        DataAmount amount = f.getAnnotation(DataAmount.class);
+        if (amount != null) {
+            a.add(Annotation.of(A_DATA_AMOUNT, amount.value()));
+        }
+        Timespan span = f.getAnnotation(Timespan.class);
+        if (span != null) {
+            a.add(Annotation.of(A_TIMESPAN, span.value()));
+        }
+        return a;
+    }
+
+    private static Type jvmInformationType(long id) {
+        Map<String, String> strings = new LinkedHashMap<>();
+        strings.put("jvmName", "JVM Name");
+        strings.put("jvmVersion", "JVM Version");
+        strings.put("jvmArguments", "JVM Command Line Arguments");
+        strings.put("jvmFlags", "JVM Settings File Arguments");
+        strings.put("javaArguments", "Java Application Arguments");
+        List<Member> fields = eventFields(false);
+        strings.forEach((n, l) -> fields.add(field(n, T_STRING, l)));
+        fields.add(new Member(
+                "jvmStartTime",
+                T_LONG,
+                false,
+                false,
+                List.of(
+                        Annotation.of(A_LABEL, "JVM Start Time"),
+                        Annotation.of(A_TIMESTAMP, "MILLISECONDS_SINCE_EPOCH"))));
+        fields.add(field("pid", T_LONG, "Process Identifier"));
+        return new Type(
+                id,
+                JVM_INFORMATION,
+                EVENT,
+                fields,
+                List.of(
+                        Annotation.of(A_LABEL, "JVM Information"),
+                        Annotation.of(A_DESCRIPTION, "Description of JVM and the Java application"),
+                        new Annotation(A_CATEGORY, true, List.of("Java Virtual Machine"))));
+    }
+}

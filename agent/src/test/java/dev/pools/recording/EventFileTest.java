@@ -1,0 +1,272 @@
+package dev.pools.recording;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import jdk.jfr.DataAmount;
+import jdk.jfr.EventType;
+import jdk.jfr.Name;
+import jdk.jfr.ValueDescriptor;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The agent's own JFR writer, read back by the JDK's reader of this JVM. */
+class EventFileTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void every_field_of_every_event_class_reads_back_with_its_label_and_unit() throws Exception {
+        Path file = dir.resolve("a.jfr");
+        Instant before = Instant.now();
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            PoolReportEvent p = new PoolReportEvent();
+            p.index = 3;
+            p.kind = "sliced";
+            p.pageSize = 1 << 20;
+            p.maxSlice = 65536;
+            p.pagesCap = -1;
+            p.pages = 7;
+            p.pagesPeak = 9;
+            p.largestAlloc = 123_456;
+            p.numberAllocs = Long.MAX_VALUE;
+            p.bytesInUse = Long.MIN_VALUE;
+            p.bytesReserved = 0;
+            p.runs = 2;
+            p.bytesInRuns = 12_288;
+            out.add(p);
+            LayoutEvent l = new LayoutEvent();
+            l.kind = "host";
+            l.layout = "pools:\n  - kind: sliced  # é, ✓\n";
+            l.source = null;
+            out.add(l);
+            UsageEvent u = new UsageEvent();
+            u.collectionTime = 1_500_000;
+            u.collections = 4;
+            out.add(u);
+            out.addJvmInformation(
+                    "OpenJDK 64-Bit Server VM", "17", "-Xmx1g", "app.jar serve", 1_700_000_000_000L, 4242);
+        }
+        Instant after = Instant.now();
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertEquals(4, events.size(), events.toString());
+        RecordedEvent p = events.get(0);
+        assertEquals("pools.PoolReport", p.getEventType().getName());
+        assertEquals("Pool Report", p.getEventType().getLabel());
+        assertEquals(List.of("pools"), p.getEventType().getCategoryNames());
+        assertEquals(3, p.getInt("index"));
+        assertEquals("sliced", p.getString("kind"));
+        assertEquals(1 << 20, p.getLong("pageSize"));
+        assertEquals(-1, p.getLong("pagesCap"));
+        assertEquals(Long.MAX_VALUE, p.getLong("numberAllocs"));
+        assertEquals(Long.MIN_VALUE, p.getLong("bytesInUse"));
+        assertEquals(12_288, p.getLong("bytesInRuns"));
+        assertFalse(p.getStartTime().isBefore(before.minusMillis(1)), p.getStartTime() + " " + before);
+        assertFalse(p.getEndTime().isAfter(after.plusMillis(1)), p.getEndTime() + " " + after);
+        assertEquals(Duration.ZERO, p.getDuration());
+        assertNull(p.getStackTrace());
+        ValueDescriptor pageSize = p.getEventType().getField("pageSize");
+        assertEquals("Page Size", pageSize.getLabel());
+        assertEquals(DataAmount.BYTES, pageSize.getAnnotation(DataAmount.class).value());
+        assertEquals(DataAmount.class.getName(), pageSize.getContentType());
+        RecordedEvent l = events.get(1);
+        assertEquals("pools:\n  - kind: sliced  # é, ✓\n", l.getString("layout"));
+        assertNull(l.getString("source"));
+        RecordedEvent u = events.get(2);
+        assertEquals(Duration.ofNanos(1_500_000), u.getDuration("collectionTime"));
+        assertEquals(4, u.getLong("collections"));
+        RecordedEvent jvm = events.get(3);
+        assertEquals(EventFile.JVM_INFORMATION, jvm.getEventType().getName());
+        assertEquals(4242, jvm.getLong("pid"));
+        assertEquals(Instant.ofEpochMilli(1_700_000_000_000L), jvm.getInstant("jvmStartTime"));
+        assertEquals("app.jar serve", jvm.getString("javaArguments"));
+        // Every declared field of the classes is in the file's types, in order.
+        List<EventType> types;
+        try (RecordingFile in = new RecordingFile(file)) {
+            types = in.readEventTypes();
+        }
+        for (Class<?> c : Recorder.EVENT_CLASSES) {
+            String name = c.getAnnotation(Name.class).value();
+            List<String> expected = new ArrayList<>(List.of("startTime", "duration"));
+            if (c == AllocationRefusedEvent.class) {
+                expected.add("stackTrace"); // the only class without @StackTrace(false)
+            }
+            for (Field f : c.getDeclaredFields()) {
+                if (Modifier.isPublic(f.getModifiers()) && !Modifier.isStatic(f.getModifiers())) {
+                    expected.add(f.getName());
+                }
+            }
+            List<String> written =
+                    types.stream().filter(t -> t.getName().equals(name)).findFirst().orElseThrow().getFields().stream()
+                            .map(ValueDescriptor::getName)
+                            .toList();
+            assertEquals(expected, written, c.getName());
+        }
+    }
+
+    @Test
+    void stacks_across_flushes_are_kept_once_each_and_read_as_the_jdk_reads_its_own() throws Exception {
+        Path file = dir.resolve("s.jfr");
+        List<EventFile.Frame> first = frames();
+        List<EventFile.Frame> second = new ArrayList<>(first);
+        second.add(0, new EventFile.Frame("it.host.Tensors", "allocate", "(I)Ljava/nio/ByteBuffer;", 12, 3, false));
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            out.add(refusal(1), first);
+            out.add(refusal(2), first);
+            out.flush();
+            out.add(refusal(3), second);
+            out.flush();
+            out.add(refusal(4), first);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertEquals(4, events.size());
+        for (RecordedEvent e : events) {
+            long size = e.getLong("size");
+            List<EventFile.Frame> expected = size == 3 ? second : first;
+            assertNotNull(e.getStackTrace(), e.toString());
+            List<RecordedFrame> got = e.getStackTrace().getFrames();
+            assertEquals(expected.size(), got.size());
+            for (int i = 0; i < got.size(); i++) {
+                RecordedFrame f = got.get(i);
+                EventFile.Frame x = expected.get(i);
+                assertEquals(x.className(), f.getMethod().getType().getName());
+                assertEquals(x.method(), f.getMethod().getName());
+                assertEquals(x.descriptor(), f.getMethod().getDescriptor());
+                assertEquals(x.line(), f.getLineNumber());
+                assertEquals(x.bytecodeIndex(), f.getBytecodeIndex());
+                assertTrue(f.isJavaFrame());
+            }
+            assertFalse(e.getStackTrace().isTruncated());
+        }
+        assertTrue(events.toString().contains("it.host.Tensors.allocate(int)"), events.toString());
+    }
+
+    @Test
+    void a_stack_deeper_than_the_limit_is_kept_truncated() throws Exception {
+        Path file = dir.resolve("d.jfr");
+        List<EventFile.Frame> deep = new ArrayList<>();
+        for (int i = 0; i < EventFile.STACK_DEPTH + 10; i++) {
+            deep.add(new EventFile.Frame("a.B", "m" + i, "()V", i, i, false));
+        }
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            out.add(refusal(1), deep);
+        }
+        RecordedEvent e = RecordingFile.readAllEvents(file).get(0);
+        assertTrue(e.getStackTrace().isTruncated());
+        assertEquals(EventFile.STACK_DEPTH, e.getStackTrace().getFrames().size());
+        assertEquals("m0", e.getStackTrace().getFrames().get(0).getMethod().getName());
+    }
+
+    @Test
+    void what_was_flushed_is_read_while_the_file_is_open_and_nothing_after_it() throws Exception {
+        Path file = dir.resolve("f.jfr");
+        EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES);
+        try {
+            assertEquals(List.of(), RecordingFile.readAllEvents(file), "declarations only");
+            out.add(refusal(1), frames());
+            out.flush();
+            out.add(refusal(2), frames());
+            // As a JVM killed here leaves it: the first event whole, the second never written.
+            List<Long> sizes = RecordingFile.readAllEvents(file).stream()
+                    .map(e -> e.getLong("size"))
+                    .collect(Collectors.toList());
+            assertEquals(List.of(1L), sizes);
+            assertEquals(0, flags(file) & ChunkWriter.FINAL_CHUNK, "not ended with its JVM");
+        } finally {
+            out.close();
+        }
+        assertEquals(2, RecordingFile.readAllEvents(file).size());
+        assertEquals(ChunkWriter.FINAL_CHUNK, flags(file) & ChunkWriter.FINAL_CHUNK);
+        assertEquals(Files.size(file), chunkSize(file));
+    }
+
+    @Test
+    void four_threads_adding_while_another_flushes_lose_no_event() throws Exception {
+        Path file = dir.resolve("t.jfr");
+        int perThread = 2_000;
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                long base = t * 1_000_000L;
+                List<EventFile.Frame> stack = new ArrayList<>(frames());
+                stack.add(0, new EventFile.Frame("it.host.T" + t, "allocate", "(I)V", t, t, false));
+                threads.add(new Thread(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        out.add(refusal(base + i), stack);
+                    }
+                }));
+            }
+            Thread flusher = new Thread(() -> {
+                while (threads.stream().anyMatch(Thread::isAlive)) {
+                    try {
+                        out.flush();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+            threads.forEach(Thread::start);
+            flusher.start();
+            for (Thread t : threads) {
+                t.join();
+            }
+            flusher.join();
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertEquals(4 * perThread, events.size());
+        assertEquals(
+                4 * perThread,
+                events.stream().map(e -> e.getLong("size")).distinct().count(),
+                "each event once");
+        for (RecordedEvent e : events) {
+            String top =
+                    e.getStackTrace().getFrames().get(0).getMethod().getType().getName();
+            assertEquals("it.host.T" + e.getLong("size") / 1_000_000L, top, "each with its own thread's stack");
+        }
+    }
+
+    private static int flags(Path file) throws Exception {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(ChunkWriter.FLAG_POSITION);
+            return f.read();
+        }
+    }
+
+    private static long chunkSize(Path file) throws Exception {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(ChunkWriter.CHUNK_SIZE_POSITION);
+            return f.readLong();
+        }
+    }
+
+    private static AllocationRefusedEvent refusal(long size) {
+        AllocationRefusedEvent e = new AllocationRefusedEvent();
+        e.size = size;
+        e.outcome = "fallback";
+        e.reason = "no pool takes it";
+        e.site = "it.host.Tensors#allocate";
+        return e;
+    }
+
+    private static List<EventFile.Frame> frames() {
+        return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                .walk(s -> s.limit(20).map(EventFile.Frame::of).toList());
+    }
+}

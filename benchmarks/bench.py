@@ -4,7 +4,7 @@ starting one variant later).
 
     bench.py b3 [runs]    the sample app with and without pools: wall time, peak direct memory, peak RSS
     bench.py b4 [runs]    start-up: hello world, and the sample app's time to its first result
-    bench.py b4-first [runs]  the sample app's first result only, unrecorded, with the ratio of each round
+    bench.py b4-first [runs]  the sample app's first result only, unrecorded and recorded, with the ratio of each round
     bench.py b4-short [runs]  a short job (the sample app serving 20 requests), whole JVM: no agent, JFR alone, unrecorded, recorded
     bench.py b5 [runs]    the CLI on a one-hour recording and on eight recordings, against `jfr summary`
     bench.py cost [seconds]  the recording's own cost: SteadyWorkload with and without it, side by side
@@ -221,9 +221,10 @@ def b4(runs):
 
 
 def b4_first(runs):
-    """The sample app's first result only, unrecorded: no agent, the empty agent, pools.jar (capped.yaml,
-    report.file: none), alternated; also the ratio of each round, whose variants run one after the other
-    (the machine's slow spells move a round's variants together, not the medians of a whole run)."""
+    """The sample app's first result only: no agent, the empty agent, pools.jar (capped.yaml) unrecorded
+    (report.file: none) and recorded, alternated; also the ratio of each round, whose variants run one
+    after the other (the machine's slow spells move a round's variants together, not the medians of a
+    whole run)."""
     fresh_work()
     capped = ROOT / "sample-app/layouts/capped.yaml"
     (WORK / "unrecorded.yaml").write_text(capped.read_text().replace("  file: capped.jfr", "  file: none"))
@@ -232,6 +233,7 @@ def b4_first(runs):
         "sample app, empty agent": [JAVA, f"-javaagent:{BENCH / 'benchmarks-empty-agent.jar'}"] + DJL + ["-jar", str(APP)],
         "sample app, pools.jar (capped.yaml, report.file: none)":
             [JAVA, f"-javaagent:{POOLS}={WORK / 'unrecorded.yaml'}"] + DJL + ["-jar", str(APP)],
+        "sample app, pools.jar (capped.yaml, recorded)": [JAVA, f"-javaagent:{POOLS}={capped}"] + DJL + ["-jar", str(APP)],
     }
     run(sample["sample app, no agent"])
     first = {k: [] for k in sample}

@@ -166,7 +166,7 @@ final class EventFile implements Closeable {
         }
     }
 
-    /** Adds an event, with the time of now; its class must be one of those declared. */
+    /** Adds an event, with the time of now; its class must be one of those declared. Nothing once closed. */
     synchronized void add(Object e) {
         add(e, null);
     }
@@ -176,6 +176,9 @@ final class EventFile implements Closeable {
      * kept.
      */
     synchronized void add(Object e, List<Frame> stack) {
+        if (closed) {
+            return; // after the JVM's end: a thread that still allocates
+        }
         EventClass c = classes.get(e.getClass());
         if (c == null) {
             throw new IllegalArgumentException("not declared: " + e.getClass().getName());

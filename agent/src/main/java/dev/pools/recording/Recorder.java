@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * ({@link EventFile}): the JDK's Flight Recorder is not started for it.
  *
  * <p>The file is created when the recording starts, with the JVM's identity ({@code
- * jdk.JVMInformation}) and the layout. Then every {@code report.period}, on a thread of its own, one
+ * jdk.JVMInformation}), the layout and a first batch. Then every {@code report.period}, on a thread of its
+ * own, one
  * batch (a {@code pools.PoolReport} per pool and a {@code pools.Usage}) and a {@code
  * pools.ProcessMemory} are appended, and the file's header made to count them; refusals join the next
  * batch. When the JVM shuts down (normal exit, {@code System.exit}, SIGTERM) the final batch follows,
@@ -139,9 +140,18 @@ public final class Recorder {
                     Log.once("recording-refusal", "a refusal could not be recorded: " + x);
                 }
             });
+            // The timeline starts with the recording: a first batch now, so that even a JVM that ends
+            // within its first period has two points of it, this one and the final batch. None when
+            // report.period is 0: reports only at the end.
+            boolean timeline = !config.reportPeriod().isZero();
+            if (timeline) {
+                List<PoolReport> reports = allocator.reports();
+                emitBatch(sink(out), allocator, reports);
+                write(out, sampler.sample(allocator.usage(reports)));
+            }
             out.flush();
             JfrMirror.whenJfrRuns(() -> emitFinal(JfrMirror::commit, allocator, sampler));
-            if (!config.reportPeriod().isZero()) {
+            if (timeline) {
                 periodic = new Periodic(
                         out, allocator, sampler, config.reportPeriod().toNanos());
                 periodic.start();

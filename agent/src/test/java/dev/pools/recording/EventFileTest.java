@@ -192,6 +192,8 @@ class EventFileTest {
         } finally {
             out.close();
         }
+        out.add(refusal(3), frames()); // a thread that allocates after the JVM's end
+        out.flush();
         assertEquals(2, RecordingFile.readAllEvents(file).size());
         assertEquals(ChunkWriter.FINAL_CHUNK, flags(file) & ChunkWriter.FINAL_CHUNK);
         assertEquals(Files.size(file), chunkSize(file));

@@ -6,12 +6,16 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.Optional;
 
 /** The placeholders of {@code report.file} and {@code report.trace}. */
 public final class FileNames {
 
-    private static final DateTimeFormatter START_TIME =
-            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
+    /** Made at the first {@code %t}: java.time's formatting costs a start-up that names no time. */
+    private static final class StartTime {
+        static final DateTimeFormatter FORMAT =
+                DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneId.systemDefault());
+    }
 
     private FileNames() {}
 
@@ -29,7 +33,7 @@ public final class FileNames {
                 b.append(
                         switch (k) {
                             case 'p' -> String.valueOf(pid);
-                            case 't' -> START_TIME.format(start);
+                            case 't' -> StartTime.FORMAT.format(start);
                             case 'h' -> host;
                             default -> String.valueOf(k);
                         });
@@ -44,7 +48,8 @@ public final class FileNames {
     public static String expand(String pattern) {
         ProcessHandle self = ProcessHandle.current();
         String host = pattern.contains("%h") ? hostName() : "";
-        return expand(pattern, self.pid(), self.info().startInstant().orElseGet(Instant::now), host);
+        Optional<Instant> start = self.info().startInstant();
+        return expand(pattern, self.pid(), start.isPresent() ? start.get() : Instant.now(), host);
     }
 
     /**

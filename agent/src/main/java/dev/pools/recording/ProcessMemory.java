@@ -10,6 +10,7 @@ import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -22,17 +23,29 @@ final class ProcessMemory {
 
     private static final Path STATUS = Path.of("/proc/self/status");
 
-    private final List<MemoryPoolMXBean> nonHeap;
-    private final BufferPoolMXBean direct;
+    /** The JVM's management beans, looked up at the first sample. */
+    private List<MemoryPoolMXBean> nonHeap;
 
-    ProcessMemory() {
-        nonHeap = ManagementFactory.getMemoryPoolMXBeans().stream()
-                .filter(p -> p.getType() == MemoryType.NON_HEAP)
-                .toList();
-        direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-                .filter(b -> b.getName().equals("direct"))
-                .findFirst()
-                .orElse(null);
+    private BufferPoolMXBean direct;
+
+    private synchronized void lookUpBeans() {
+        if (nonHeap != null) {
+            return;
+        }
+        List<MemoryPoolMXBean> pools = new ArrayList<>();
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getType() == MemoryType.NON_HEAP) {
+                pools.add(p);
+            }
+        }
+        BufferPoolMXBean found = null;
+        for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                found = b;
+            }
+        }
+        direct = found;
+        nonHeap = List.copyOf(pools);
     }
 
     /** The resident set in bytes: {rss, peak, anonymous, file-backed}; -1 each when unknown. */
@@ -91,6 +104,7 @@ final class ProcessMemory {
 
     /** The process's memory now, with the pools' usage {@code pools}. */
     ProcessMemoryEvent sample(Usage pools) {
+        lookUpBeans();
         ProcessMemoryEvent e = new ProcessMemoryEvent();
         long[] rss = readResidentSet();
         e.rss = rss[0];

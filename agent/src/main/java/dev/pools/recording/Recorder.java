@@ -4,6 +4,7 @@ import dev.pools.layout.FileNames;
 import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.log.Log;
+import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -124,22 +126,8 @@ public final class Recorder {
             // The layout first: a recording without it cannot be reported (the final batch records it
             // for a JVM that ends before the listener did). Then refusals; and only then is the
             // recording said to run, so that whoever waits for started() misses none of its events.
-            runtime.addInstallListener(layout -> emitLayout(out, layout));
-            CallSites sites = allocator.sites();
-            runtime.setRefusalListener((size, site, reason, fellBack) -> {
-                try {
-                    AllocationRefusedEvent e = new AllocationRefusedEvent();
-                    e.size = size;
-                    e.reason = reason;
-                    e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
-                    e.site = sites.name(site);
-                    out.add(e, EventFile.callerStack());
-                    JfrMirror.commit(e);
-                } catch (RuntimeException x) {
-                    // On the host's thread: never into the host.
-                    Log.once("recording-refusal", "a refusal could not be recorded: " + x);
-                }
-            });
+            runtime.addInstallListener(new Layouts(out));
+            runtime.setRefusalListener(new Refusals(out, allocator.sites()));
             // The timeline starts with the recording: a first batch now, so that even a JVM that ends
             // within its first period has two points of it, this one and the final batch. None when
             // report.period is 0: reports only at the end.
@@ -150,7 +138,7 @@ public final class Recorder {
                 write(out, sampler.sample(allocator.usage(reports)));
             }
             out.flush();
-            JfrMirror.whenJfrRuns(() -> emitFinal(JfrMirror::commit, allocator, sampler));
+            JfrMirror.whenJfrRuns(new ChunkEnd(allocator, sampler));
             if (timeline) {
                 periodic = new Periodic(
                         out, allocator, sampler, config.reportPeriod().toNanos());
@@ -164,7 +152,8 @@ public final class Recorder {
 
     private static void addJvmInformation(EventFile out) {
         ProcessHandle self = ProcessHandle.current();
-        long startMillis = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        Optional<Instant> start = self.info().startInstant();
+        long startMillis = start.isPresent() ? start.get().toEpochMilli() : 0;
         out.addJvmInformation(
                 System.getProperty("java.vm.name"),
                 System.getProperty("java.vm.version"),
@@ -288,7 +277,60 @@ public final class Recorder {
 
     /** Where events go: {@code out}, and JFR for a user's own recording. */
     static Consumer<Object> sink(EventFile out) {
-        return e -> write(out, e);
+        return new Sink(out);
+    }
+
+    // Named classes, not lambdas: each lambda's first call costs the recording's start its linkage.
+
+    /** {@link #sink}. */
+    private record Sink(EventFile out) implements Consumer<Object> {
+        @Override
+        public void accept(Object e) {
+            write(out, e);
+        }
+    }
+
+    /** The layout at the recording's start and at every install. */
+    private record Layouts(EventFile out) implements InstalledLayout.Listener {
+        @Override
+        public void installed(InstalledLayout layout) {
+            emitLayout(out, layout);
+        }
+    }
+
+    /** Each refusal, with the stack of the code that asked, on the host's thread. */
+    private record Refusals(EventFile out, CallSites sites) implements AllocationListener {
+        @Override
+        public void refused(int size, int site, String reason, boolean fellBack) {
+            try {
+                AllocationRefusedEvent e = new AllocationRefusedEvent();
+                e.size = size;
+                e.reason = reason;
+                e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
+                e.site = sites.name(site);
+                out.add(e, EventFile.callerStack());
+                JfrMirror.commit(e);
+            } catch (RuntimeException x) {
+                // On the host's thread: never into the host.
+                Log.once("recording-refusal", "a refusal could not be recorded: " + x);
+            }
+        }
+    }
+
+    /** The final batch of every chunk of a JFR recording someone else runs in this JVM. */
+    private record ChunkEnd(PoolAllocator allocator, ProcessMemory sampler) implements Runnable {
+        @Override
+        public void run() {
+            emitFinal(new Mirrored(), allocator, sampler);
+        }
+    }
+
+    /** Events to JFR only. */
+    private static final class Mirrored implements Consumer<Object> {
+        @Override
+        public void accept(Object e) {
+            JfrMirror.commit(e);
+        }
     }
 
     private static void emitLayout(EventFile out, InstalledLayout layout) {

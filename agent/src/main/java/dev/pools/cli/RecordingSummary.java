@@ -153,7 +153,7 @@ final class RecordingSummary {
      *
      * <p>A JVM killed with SIGKILL leaves its {@code report.file} as of its last batch, not marked as
      * ended: what it holds is read, up to its last whole batch, and the summary says it was recovered.
-     * Agents before 2026-12-05 recorded through the JDK's Flight Recorder, whose killed JVMs left
+     * The agent up to 01a91a3 recorded through the JDK's Flight Recorder, whose killed JVMs left
      * {@code report.file} empty or missing and what they had flushed in the JFR repository beside it
      * ({@code <file>.d}): that is read instead. Such a folder may also be given directly.
      */
@@ -218,7 +218,7 @@ final class RecordingSummary {
         return s;
     }
 
-    /** The JFR repository folder an agent before 2026-12-05 kept beside {@code recording} while its JVM ran. */
+    /** The JFR repository folder the agent up to 01a91a3 kept beside {@code recording} while its JVM ran. */
     static Path repositoryOf(Path recording) {
         return recording.resolveSibling(recording.getFileName() + ".d");
     }

@@ -11,6 +11,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -106,6 +107,7 @@ final class EventFile implements Closeable {
     private record EventClass(long id, boolean stackTrace, List<Field> fields) {}
 
     private final FileChannel channel;
+    private final Path path;
     private final Map<Class<?>, EventClass> classes = new HashMap<>();
     private final long jvmInformation;
     private final long startTicks;
@@ -126,7 +128,8 @@ final class EventFile implements Closeable {
     private long lastTicks;
     private boolean closed;
 
-    private EventFile(FileChannel channel, List<Class<?>> eventClasses) throws IOException {
+    private EventFile(Path path, FileChannel channel, List<Class<?>> eventClasses) throws IOException {
+        this.path = path;
         this.channel = channel;
         this.startTicks = System.nanoTime();
         this.startNanos = System.currentTimeMillis() * 1_000_000L;
@@ -159,7 +162,7 @@ final class EventFile implements Closeable {
         FileChannel channel = FileChannel.open(
                 path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         try {
-            return new EventFile(channel, eventClasses);
+            return new EventFile(path, channel, eventClasses);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -254,6 +257,17 @@ final class EventFile implements Closeable {
         } finally {
             closed = true;
             channel.close();
+        }
+    }
+
+    /** For a recording that could not start whole: closes the file and deletes it; nothing is added after. */
+    synchronized void abandon() {
+        closed = true;
+        try {
+            channel.close();
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            // Nothing more to undo.
         }
     }
 

@@ -117,36 +117,49 @@ public final class Recorder {
             }
             delayForTests(START_DELAY_PROPERTY);
             EventFile out = EventFile.create(destination, EVENT_CLASSES);
-            file = out;
-            recorded = runtime;
-            pools = allocator;
-            memory = sampler;
-            addJvmInformation(out);
-            delayForTests(LAYOUT_DELAY_PROPERTY);
-            // The layout first: a recording without it cannot be reported (the final batch records it
-            // for a JVM that ends before the listener did). Then refusals; and only then is the
-            // recording said to run, so that whoever waits for started() misses none of its events.
-            runtime.addInstallListener(new Layouts(out));
-            runtime.setRefusalListener(new Refusals(out, allocator.sites()));
-            // The timeline starts with the recording: a first batch now, so that even a JVM that ends
-            // within its first period has two points of it, this one and the final batch. None when
-            // report.period is 0: reports only at the end.
-            boolean timeline = !config.reportPeriod().isZero();
-            if (timeline) {
-                List<PoolReport> reports = allocator.reports();
-                emitBatch(sink(out), allocator, reports);
-                write(out, sampler.sample(allocator.usage(reports)));
-            }
-            out.flush();
-            JfrMirror.whenJfrRuns(new ChunkEnd(allocator, sampler));
-            if (timeline) {
-                periodic = new Periodic(
-                        out, allocator, sampler, config.reportPeriod().toNanos());
-                periodic.start();
+            try {
+                begin(runtime, config, allocator, sampler, out);
+            } catch (IOException | RuntimeException e) {
+                // Not half a recording: no file, and the pools run unrecorded (the caller says so).
+                out.abandon();
+                throw e;
             }
             started = true;
         } finally {
             LOCK.unlock();
+        }
+    }
+
+    /** What the start does once the file exists; under {@link #LOCK}. */
+    private static void begin(
+            Recorded runtime, PoolsConfig config, PoolAllocator allocator, ProcessMemory sampler, EventFile out)
+            throws IOException {
+        file = out;
+        recorded = runtime;
+        pools = allocator;
+        memory = sampler;
+        addJvmInformation(out);
+        delayForTests(LAYOUT_DELAY_PROPERTY);
+        // The layout first: a recording without it cannot be reported (the final batch records it
+        // for a JVM that ends before the listener did). Then refusals; and only then is the
+        // recording said to run, so that whoever waits for started() misses none of its events.
+        runtime.addInstallListener(new Layouts(out));
+        runtime.setRefusalListener(new Refusals(out, allocator.sites()));
+        // The timeline starts with the recording: a first batch now, so that even a JVM that ends
+        // within its first period has two points of it, this one and the final batch. None when
+        // report.period is 0: reports only at the end.
+        boolean timeline = !config.reportPeriod().isZero();
+        if (timeline) {
+            List<PoolReport> reports = allocator.reports();
+            emitBatch(sink(out), allocator, reports);
+            write(out, sampler.sample(allocator.usage(reports)));
+        }
+        out.flush();
+        JfrMirror.whenJfrRuns(new ChunkEnd(allocator, sampler));
+        if (timeline) {
+            periodic =
+                    new Periodic(out, allocator, sampler, config.reportPeriod().toNanos());
+            periodic.start();
         }
     }
 

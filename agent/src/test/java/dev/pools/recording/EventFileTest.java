@@ -200,6 +200,21 @@ class EventFileTest {
     }
 
     @Test
+    void a_recording_that_could_not_start_whole_leaves_no_file() throws Exception {
+        Path file = dir.resolve("a.jfr");
+        EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES);
+        out.add(refusal(1), frames());
+        out.flush();
+        assertTrue(Files.size(file) > ChunkWriter.HEADER_SIZE);
+        out.abandon();
+        assertFalse(Files.exists(file), "no half recording");
+        out.add(refusal(2), frames()); // a listener still registered: nothing happens
+        out.flush();
+        out.close();
+        assertFalse(Files.exists(file));
+    }
+
+    @Test
     void four_threads_adding_while_another_flushes_lose_no_event() throws Exception {
         Path file = dir.resolve("t.jfr");
         int perThread = 2_000;

@@ -67,6 +67,7 @@ final class EventFile implements Closeable {
     private static final long T_METHOD = 9;
     private static final long T_FRAME = 10;
     private static final long T_STACK = 11;
+    private static final long T_THREAD = 12;
     private static final long A_LABEL = 20;
     private static final long A_DESCRIPTION = 21;
     private static final long A_CATEGORY = 22;
@@ -119,6 +120,9 @@ final class EventFile implements Closeable {
     private final Bytes pendingClasses = new Bytes();
     private final Bytes pendingMethods = new Bytes();
     private final Bytes pendingStacks = new Bytes();
+    private final Map<Long, Long> threadKeys = new HashMap<>();
+    private final Bytes pendingThreads = new Bytes();
+    private int newThreads;
     private int newClasses;
     private int newMethods;
     private int newStacks;
@@ -176,7 +180,7 @@ final class EventFile implements Closeable {
 
     /**
      * Adds an event with a stack, top frame first, of which the first {@link #STACK_DEPTH} frames are
-     * kept.
+     * kept; for an event class with stacks, the calling thread is the event's thread.
      */
     synchronized void add(Object e, List<Frame> stack) {
         if (closed) {
@@ -191,6 +195,7 @@ final class EventFile implements Closeable {
         b.varint(now());
         b.varint(0); // duration: an instant
         if (c.stackTrace()) {
+            b.varint(threadKey(Thread.currentThread()));
             b.varint(stack == null ? 0 : stackKey(stack));
         }
         try {
@@ -282,7 +287,7 @@ final class EventFile implements Closeable {
     }
 
     private void appendPending() throws IOException {
-        if (newClasses + newMethods + newStacks > 0) {
+        if (newClasses + newMethods + newStacks + newThreads > 0) {
             // The new pool goes after the pending events; the header points at it once it is in the file.
             long at = size + pending.size();
             Bytes cp = new Bytes();
@@ -291,8 +296,12 @@ final class EventFile implements Closeable {
             cp.varint(0);
             cp.varint(constantPool - at); // the delta to the pool before: readers follow the chain
             cp.write(0);
-            int pools = (newClasses > 0 ? 1 : 0) + (newMethods > 0 ? 1 : 0) + (newStacks > 0 ? 1 : 0);
+            int pools = (newClasses > 0 ? 1 : 0)
+                    + (newMethods > 0 ? 1 : 0)
+                    + (newStacks > 0 ? 1 : 0)
+                    + (newThreads > 0 ? 1 : 0);
             cp.varint(pools);
+            pool(cp, T_THREAD, newThreads, pendingThreads);
             pool(cp, T_CLASS, newClasses, pendingClasses);
             pool(cp, T_METHOD, newMethods, pendingMethods);
             pool(cp, T_STACK, newStacks, pendingStacks);
@@ -301,6 +310,8 @@ final class EventFile implements Closeable {
             newClasses = 0;
             newMethods = 0;
             newStacks = 0;
+            newThreads = 0;
+            pendingThreads.reset();
             pendingClasses.reset();
             pendingMethods.reset();
             pendingStacks.reset();
@@ -342,6 +353,24 @@ final class EventFile implements Closeable {
         while (b.hasRemaining()) {
             at += channel.write(b, at);
         }
+    }
+
+    /** The thread that added an event: its name when first seen, its id; the OS's id is not known here. */
+    private long threadKey(Thread t) {
+        long id = t.getId();
+        Long known = threadKeys.get(id);
+        if (known != null) {
+            return known;
+        }
+        long key = threadKeys.size() + 1L;
+        threadKeys.put(id, key);
+        pendingThreads.varint(key);
+        pendingThreads.string(t.getName());
+        pendingThreads.varint(-1);
+        pendingThreads.string(t.getName());
+        pendingThreads.varint(id);
+        newThreads++;
+        return key;
     }
 
     private long stackKey(List<Frame> stack) {
@@ -465,6 +494,16 @@ final class EventFile implements Closeable {
                         field("truncated", T_BOOLEAN, "Truncated"),
                         new Member("frames", T_FRAME, true, false, labels("Stack Frames"))),
                 labels("Stacktrace")));
+        t.add(new Type(
+                T_THREAD,
+                "java.lang.Thread",
+                null,
+                List.of(
+                        field("osName", T_STRING, "OS Thread Name"),
+                        field("osThreadId", T_LONG, "OS Thread Id"),
+                        field("javaName", T_STRING, "Java Thread Name"),
+                        field("javaThreadId", T_LONG, "Java Thread Id")),
+                labels("Thread")));
         return t;
     }
 
@@ -491,6 +530,7 @@ final class EventFile implements Closeable {
                 false,
                 List.of(Annotation.of(A_LABEL, "Duration"), Annotation.of(A_TIMESPAN, "TICKS"))));
         if (stackTrace) {
+            fields.add(new Member("eventThread", T_THREAD, false, true, labels("Event Thread")));
             fields.add(new Member("stackTrace", T_STACK, false, true, labels("Stack Trace")));
         }
         return fields;

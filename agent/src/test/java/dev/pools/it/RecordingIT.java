@@ -280,6 +280,7 @@ class RecordingIT {
         assertEquals("fallback", e.getString("outcome"));
         assertEquals("it.host.Tensors#allocate", e.getString("site"));
         assertTrue(e.getString("reason").startsWith("no pool takes 3 MiB"), e.getString("reason"));
+        assertEquals("main", e.getThread().getJavaName(), "the thread that asked");
         assertNotNull(e.getStackTrace());
         List<String> frames = e.getStackTrace().getFrames().stream()
                 .map(RecordedFrame::getMethod)

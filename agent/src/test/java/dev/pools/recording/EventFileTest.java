@@ -106,7 +106,8 @@ class EventFileTest {
             String name = c.getAnnotation(Name.class).value();
             List<String> expected = new ArrayList<>(List.of("startTime", "duration"));
             if (c == AllocationRefusedEvent.class) {
-                expected.add("stackTrace"); // the only class without @StackTrace(false)
+                // The only class without @StackTrace(false): its events carry their thread and stack.
+                expected.addAll(List.of("eventThread", "stackTrace"));
             }
             for (Field f : c.getDeclaredFields()) {
                 if (Modifier.isPublic(f.getModifiers()) && !Modifier.isStatic(f.getModifiers())) {
@@ -154,6 +155,8 @@ class EventFileTest {
                 assertTrue(f.isJavaFrame());
             }
             assertFalse(e.getStackTrace().isTruncated());
+            assertEquals(Thread.currentThread().getName(), e.getThread().getJavaName());
+            assertEquals(Thread.currentThread().getId(), e.getThread().getJavaThreadId());
         }
         assertTrue(events.toString().contains("it.host.Tensors.allocate(int)"), events.toString());
     }
@@ -224,11 +227,13 @@ class EventFileTest {
                 long base = t * 1_000_000L;
                 List<EventFile.Frame> stack = new ArrayList<>(frames());
                 stack.add(0, new EventFile.Frame("it.host.T" + t, "allocate", "(I)V", t, t, false));
-                threads.add(new Thread(() -> {
-                    for (int i = 0; i < perThread; i++) {
-                        out.add(refusal(base + i), stack);
-                    }
-                }));
+                threads.add(new Thread(
+                        () -> {
+                            for (int i = 0; i < perThread; i++) {
+                                out.add(refusal(base + i), stack);
+                            }
+                        },
+                        "adder-" + t));
             }
             Thread flusher = new Thread(() -> {
                 while (threads.stream().anyMatch(Thread::isAlive)) {
@@ -256,6 +261,8 @@ class EventFileTest {
             String top =
                     e.getStackTrace().getFrames().get(0).getMethod().getType().getName();
             assertEquals("it.host.T" + e.getLong("size") / 1_000_000L, top, "each with its own thread's stack");
+            assertEquals(
+                    "adder-" + e.getLong("size") / 1_000_000L, e.getThread().getJavaName(), "and its own thread");
         }
     }
 

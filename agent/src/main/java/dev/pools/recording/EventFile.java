@@ -114,18 +114,11 @@ final class EventFile implements Closeable {
     private final long startTicks;
     private final long startNanos;
     private final Bytes pending = new Bytes();
-    private final Map<String, Long> classKeys = new HashMap<>();
-    private final Map<String, Long> methodKeys = new HashMap<>();
-    private final Map<List<Frame>, Long> stackKeys = new HashMap<>();
-    private final Bytes pendingClasses = new Bytes();
-    private final Bytes pendingMethods = new Bytes();
-    private final Bytes pendingStacks = new Bytes();
-    private final Map<Long, Long> threadKeys = new HashMap<>();
-    private final Bytes pendingThreads = new Bytes();
-    private int newThreads;
-    private int newClasses;
-    private int newMethods;
-    private int newStacks;
+    private final Pool<Long> threads = new Pool<>(T_THREAD);
+    private final Pool<String> javaClasses = new Pool<>(T_CLASS);
+    private final Pool<String> methods = new Pool<>(T_METHOD);
+    private final Pool<List<Frame>> stacks = new Pool<>(T_STACK);
+    private final List<Pool<?>> pools = List.of(threads, javaClasses, methods, stacks);
     private long size;
     private long constantPool;
     private final long metadata;
@@ -287,7 +280,11 @@ final class EventFile implements Closeable {
     }
 
     private void appendPending() throws IOException {
-        if (newClasses + newMethods + newStacks + newThreads > 0) {
+        int added = 0;
+        for (Pool<?> p : pools) {
+            added += p.added > 0 ? 1 : 0;
+        }
+        if (added > 0) {
             // The new pool goes after the pending events; the header points at it once it is in the file.
             long at = size + pending.size();
             Bytes cp = new Bytes();
@@ -296,25 +293,12 @@ final class EventFile implements Closeable {
             cp.varint(0);
             cp.varint(constantPool - at); // the delta to the pool before: readers follow the chain
             cp.write(0);
-            int pools = (newClasses > 0 ? 1 : 0)
-                    + (newMethods > 0 ? 1 : 0)
-                    + (newStacks > 0 ? 1 : 0)
-                    + (newThreads > 0 ? 1 : 0);
-            cp.varint(pools);
-            pool(cp, T_THREAD, newThreads, pendingThreads);
-            pool(cp, T_CLASS, newClasses, pendingClasses);
-            pool(cp, T_METHOD, newMethods, pendingMethods);
-            pool(cp, T_STACK, newStacks, pendingStacks);
+            cp.varint(added);
+            for (Pool<?> p : pools) {
+                p.drainTo(cp);
+            }
             byte[] event = cp.sized();
             pending.write(event, 0, event.length);
-            newClasses = 0;
-            newMethods = 0;
-            newStacks = 0;
-            newThreads = 0;
-            pendingThreads.reset();
-            pendingClasses.reset();
-            pendingMethods.reset();
-            pendingStacks.reset();
             writePending();
             constantPool = at;
         } else {
@@ -322,11 +306,43 @@ final class EventFile implements Closeable {
         }
     }
 
-    private static void pool(Bytes cp, long type, int count, Bytes entries) {
-        if (count > 0) {
-            cp.varint(type);
-            cp.varint(count);
-            cp.write(entries.toByteArray(), 0, entries.size());
+    /**
+     * One of the chunk's constant pools: keys from 1, in the order values are first seen, and the
+     * entries not yet in the file.
+     */
+    private static final class Pool<K> {
+        private final long type;
+        private final Map<K, Long> keys = new HashMap<>();
+        private final Bytes entries = new Bytes();
+        private int added;
+
+        Pool(long type) {
+            this.type = type;
+        }
+
+        /** The key of {@code value}, or 0 when it has none yet. */
+        long known(K value) {
+            Long key = keys.get(value);
+            return key == null ? 0 : key;
+        }
+
+        /** Gives {@code value} the next key and starts its entry, which the caller then writes. */
+        Bytes entry(K value) {
+            long key = keys.size() + 1L;
+            keys.put(value, key);
+            entries.varint(key);
+            added++;
+            return entries;
+        }
+
+        void drainTo(Bytes cp) {
+            if (added > 0) {
+                cp.varint(type);
+                cp.varint(added);
+                cp.write(entries.toByteArray(), 0, entries.size());
+                entries.reset();
+                added = 0;
+            }
         }
     }
 
@@ -358,79 +374,68 @@ final class EventFile implements Closeable {
     /** The thread that added an event: its name when first seen, its id; the OS's id is not known here. */
     private long threadKey(Thread t) {
         long id = t.getId();
-        Long known = threadKeys.get(id);
-        if (known != null) {
+        long known = threads.known(id);
+        if (known > 0) {
             return known;
         }
-        long key = threadKeys.size() + 1L;
-        threadKeys.put(id, key);
-        pendingThreads.varint(key);
-        pendingThreads.string(t.getName());
-        pendingThreads.varint(-1);
-        pendingThreads.string(t.getName());
-        pendingThreads.varint(id);
-        newThreads++;
-        return key;
+        Bytes b = threads.entry(id);
+        b.string(t.getName());
+        b.varint(-1);
+        b.string(t.getName());
+        b.varint(id);
+        return threads.known(id);
     }
 
     private long stackKey(List<Frame> stack) {
-        Long known = stackKeys.get(stack);
-        if (known != null) {
+        long known = stacks.known(stack);
+        if (known > 0) {
             return known;
         }
-        long key = stackKeys.size() + 1L;
         List<Frame> frames = List.copyOf(stack.subList(0, Math.min(stack.size(), STACK_DEPTH)));
-        List<Long> methods = new ArrayList<>();
+        List<Long> keys = new ArrayList<>();
         for (Frame f : frames) {
-            methods.add(methodKey(f));
+            keys.add(methodKey(f));
         }
-        pendingStacks.varint(key);
-        pendingStacks.bool(stack.size() > STACK_DEPTH);
-        pendingStacks.varint(frames.size());
+        List<Frame> whole = List.copyOf(stack);
+        Bytes b = stacks.entry(whole);
+        b.bool(stack.size() > STACK_DEPTH);
+        b.varint(frames.size());
         for (int i = 0; i < frames.size(); i++) {
             Frame f = frames.get(i);
-            pendingStacks.varint(methods.get(i));
-            pendingStacks.varint(f.line());
-            pendingStacks.varint(f.bytecodeIndex());
-            pendingStacks.string(f.isNative() ? "Native" : "Java");
+            b.varint(keys.get(i));
+            b.varint(f.line());
+            b.varint(f.bytecodeIndex());
+            b.string(f.isNative() ? "Native" : "Java");
         }
-        newStacks++;
-        stackKeys.put(List.copyOf(stack), key);
-        return key;
+        return stacks.known(whole);
     }
 
     private long methodKey(Frame f) {
         String name = f.className() + "#" + f.method() + f.descriptor();
-        Long known = methodKeys.get(name);
-        if (known != null) {
+        long known = methods.known(name);
+        if (known > 0) {
             return known;
         }
         long type = classKey(f.className());
-        long key = methodKeys.size() + 1L;
-        methodKeys.put(name, key);
-        pendingMethods.varint(key);
-        pendingMethods.varint(type);
-        pendingMethods.string(f.method());
-        pendingMethods.string(f.descriptor());
-        pendingMethods.varint(0);
-        pendingMethods.bool(false);
-        newMethods++;
-        return key;
+        Bytes b = methods.entry(name);
+        b.varint(type);
+        b.string(f.method());
+        b.string(f.descriptor());
+        b.varint(0);
+        b.bool(false);
+        return methods.known(name);
     }
 
     private long classKey(String className) {
-        Long known = classKeys.get(className);
-        if (known != null) {
+        long known = javaClasses.known(className);
+        if (known > 0) {
             return known;
         }
-        long key = classKeys.size() + 1L;
-        classKeys.put(className, key);
-        pendingClasses.varint(key);
-        pendingClasses.string(className);
-        pendingClasses.varint(0);
-        pendingClasses.bool(false);
-        newClasses++;
-        return key;
+        Bytes b = javaClasses.entry(className);
+        b.string(className);
+        b.varint(0);
+        b.bool(false);
+        return javaClasses.known(className);
     }
 
     // The declarations.

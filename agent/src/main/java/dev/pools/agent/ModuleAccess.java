@@ -1,9 +1,11 @@
 package dev.pools.agent;
 
 import dev.pools.memory.JdkInternals;
+import dev.pools.recording.Recorder;
 import java.lang.instrument.Instrumentation;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -28,5 +30,21 @@ final class ModuleAccess {
             opens.put(p, us);
         }
         inst.redefineModule(base, Set.of(), exports, opens, Set.of(), Map.of());
+        // The recording's management beans without ManagementFactory's look-up (PlatformBeans). Not
+        // needed by the pools: should the JVM refuse, the recording takes the usual way.
+        try {
+            Optional<Module> management = ModuleLayer.boot().findModule(Recorder.MANAGEMENT_MODULE);
+            if (management.isPresent()) {
+                inst.redefineModule(
+                        management.get(),
+                        Set.of(),
+                        Map.of(Recorder.MANAGEMENT_EXPORTED, us),
+                        Map.of(),
+                        Set.of(),
+                        Map.of());
+            }
+        } catch (RuntimeException e) {
+            // PlatformBeans falls back to ManagementFactory.
+        }
     }
 }

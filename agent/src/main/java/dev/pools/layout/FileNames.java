@@ -46,10 +46,25 @@ public final class FileNames {
 
     /** A pattern expanded for this JVM. */
     public static String expand(String pattern) {
-        ProcessHandle self = ProcessHandle.current();
         String host = pattern.contains("%h") ? hostName() : "";
-        Optional<Instant> start = self.info().startInstant();
-        return expand(pattern, self.pid(), start.isPresent() ? start.get() : Instant.now(), host);
+        Instant start = Instant.EPOCH;
+        if (pattern.contains("%t")) {
+            Optional<Instant> s = ProcessHandle.current().info().startInstant();
+            start = s.isPresent() ? s.get() : Instant.now();
+        }
+        return expand(pattern, pid(), start, host);
+    }
+
+    /**
+     * This process's id: on Linux the name of {@code /proc/self}, which is cheaper at start-up than
+     * {@link ProcessHandle#current()} (whose class starts the JDK's process machinery); else that.
+     */
+    public static long pid() {
+        try {
+            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).toString());
+        } catch (IOException | RuntimeException e) {
+            return ProcessHandle.current().pid();
+        }
     }
 
     /**

@@ -109,9 +109,14 @@ public final class LayoutPrinter {
     public static String sizeLine(String key, long bytes) {
         String human = Layouts.describe(bytes);
         String line = key + ": " + human;
-        if (!human.endsWith(" B")) {
-            line = String.format("%-24s # %d B", line, bytes);
+        if (human.endsWith(" B")) {
+            return line + "\n";
         }
-        return line + "\n";
+        // As String.format("%-24s # %d B"), whose formatter costs the agent's start more than the rest.
+        StringBuilder b = new StringBuilder(line);
+        while (b.length() < 24) {
+            b.append(' ');
+        }
+        return b.append(" # ").append(bytes).append(" B\n").toString();
     }
 }

@@ -6,7 +6,6 @@ import dev.pools.recording.ChunkWriter.Member;
 import dev.pools.recording.ChunkWriter.Type;
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
@@ -541,13 +540,14 @@ final class EventFile implements Closeable {
         return fields;
     }
 
-    private Type declare(Class<?> c, long id) {
-        Name name = c.getAnnotation(Name.class);
-        if (name == null) {
+    private Type declare(Class<?> c, long id) throws IOException {
+        ClassFileAnnotations read = ClassFileAnnotations.of(c);
+        List<String> name = read.ofClass(Name.class);
+        if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException(c.getName() + " has no @Name");
         }
-        StackTrace stack = c.getAnnotation(StackTrace.class);
-        boolean stackTrace = stack == null || stack.value();
+        List<String> stack = read.ofClass(StackTrace.class);
+        boolean stackTrace = stack == null || stack.isEmpty() || Boolean.parseBoolean(stack.get(0));
         List<Member> fields = eventFields(stackTrace);
         List<Field> written = new ArrayList<>();
         for (Field f : recordedFields(c)) {
@@ -563,24 +563,39 @@ final class EventFile implements Closeable {
             } else {
                 throw new IllegalArgumentException(c.getName() + "." + f.getName() + ": " + f.getType());
             }
-            fields.add(new Member(f.getName(), type, false, false, annotations(f)));
+            String field = f.getName();
+            List<Annotation> annotations = new ArrayList<>();
+            annotate(annotations, A_LABEL, read.ofField(field, Label.class), null);
+            annotate(annotations, A_DESCRIPTION, read.ofField(field, Description.class), null);
+            annotate(annotations, A_DATA_AMOUNT, read.ofField(field, DataAmount.class), DataAmount.BYTES);
+            annotate(annotations, A_TIMESPAN, read.ofField(field, Timespan.class), Timespan.NANOSECONDS);
+            fields.add(new Member(field, type, false, false, annotations));
             written.add(f);
         }
         classes.put(c, new EventClass(id, stackTrace, List.copyOf(written)));
         List<Annotation> annotations = new ArrayList<>();
-        Label label = c.getAnnotation(Label.class);
-        if (label != null) {
-            annotations.add(Annotation.of(A_LABEL, label.value()));
-        }
-        Description description = c.getAnnotation(Description.class);
-        if (description != null) {
-            annotations.add(Annotation.of(A_DESCRIPTION, description.value()));
-        }
-        Category category = c.getAnnotation(Category.class);
+        annotate(annotations, A_LABEL, read.ofClass(Label.class), null);
+        annotate(annotations, A_DESCRIPTION, read.ofClass(Description.class), null);
+        List<String> category = read.ofClass(Category.class);
         if (category != null) {
-            annotations.add(new Annotation(A_CATEGORY, true, List.of(category.value())));
+            annotations.add(new Annotation(A_CATEGORY, true, List.copyOf(category)));
         }
-        return new Type(id, name.value(), EVENT, fields, annotations);
+        return new Type(id, name.get(0), EVENT, fields, annotations);
+    }
+
+    /**
+     * Adds annotation {@code type} with its one value, read from a class file ({@code values}, null
+     * when the element has no such annotation), or with {@code otherwise} when it was written without one.
+     */
+    private static void annotate(List<Annotation> into, long type, List<String> values, String otherwise) {
+        if (values == null) {
+            return;
+        }
+        String value = values.isEmpty() ? otherwise : values.get(0);
+        if (value == null) {
+            throw new IllegalArgumentException("annotation " + type + " without its value");
+        }
+        into.add(Annotation.of(type, value));
     }
 
     /** The fields of an event class that its events hold: the public ones that are not static, in order. */
@@ -593,27 +608,6 @@ final class EventFile implements Closeable {
             }
         }
         return fields;
-    }
-
-    private static List<Annotation> annotations(AnnotatedElement f) {
-        List<Annotation> a = new ArrayList<>();
-        Label label = f.getAnnotation(Label.class);
-        if (label != null) {
-            a.add(Annotation.of(A_LABEL, label.value()));
-        }
-        Description description = f.getAnnotation(Description.class);
-        if (description != null) {
-            a.add(Annotation.of(A_DESCRIPTION, description.value()));
-        }
-        DataAmount amount = f.getAnnotation(DataAmount.class);
-        if (amount != null) {
-            a.add(Annotation.of(A_DATA_AMOUNT, amount.value()));
-        }
-        Timespan span = f.getAnnotation(Timespan.class);
-        if (span != null) {
-            a.add(Annotation.of(A_TIMESPAN, span.value()));
-        }
-        return a;
     }
 
     private static Type jvmInformationType(long id) {

@@ -4,7 +4,6 @@ import dev.pools.log.Log;
 import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
@@ -16,7 +15,7 @@ import java.util.List;
 /**
  * Samples the process's memory for {@link ProcessMemoryEvent}: the resident set from
  * {@code /proc/self/status} (with the kernel's own high-water mark, so that the peak is exact
- * whatever the period), the JVM's parts from its management beans. Where {@code /proc} cannot be
+ * whatever the period), the JVM's parts from its management beans ({@link PlatformBeans}). Where {@code /proc} cannot be
  * read, says so once and records the rest.
  */
 final class ProcessMemory {
@@ -32,14 +31,15 @@ final class ProcessMemory {
         if (nonHeap != null) {
             return;
         }
+        PlatformBeans beans = PlatformBeans.get();
         List<MemoryPoolMXBean> pools = new ArrayList<>();
-        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+        for (MemoryPoolMXBean p : beans.memoryPools) {
             if (p.getType() == MemoryType.NON_HEAP) {
                 pools.add(p);
             }
         }
         BufferPoolMXBean found = null;
-        for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+        for (BufferPoolMXBean b : beans.bufferPools) {
             if (b.getName().equals("direct")) {
                 found = b;
             }
@@ -111,7 +111,8 @@ final class ProcessMemory {
         e.rssPeak = rss[1];
         e.rssAnon = rss[2];
         e.rssFile = rss[3];
-        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        PlatformBeans beans = PlatformBeans.get();
+        MemoryUsage heap = beans.memory.getHeapMemoryUsage();
         e.heapUsed = heap.getUsed();
         e.heapCommitted = heap.getCommitted();
         long metaspace = 0;
@@ -132,7 +133,7 @@ final class ProcessMemory {
         e.metaspace = metaspace;
         e.codeCache = codeCache;
         e.otherNonHeap = other;
-        e.threads = ManagementFactory.getThreadMXBean().getThreadCount();
+        e.threads = beans.threads.getThreadCount();
         e.jdkDirect = direct == null ? -1 : direct.getMemoryUsed();
         e.poolsReserved = pools.bytesReserved();
         e.poolsInUse = pools.bytesInUse();

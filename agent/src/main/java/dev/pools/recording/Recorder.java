@@ -11,12 +11,10 @@ import dev.pools.memory.PoolReport;
 import dev.pools.memory.Sizes;
 import dev.pools.memory.Usage;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
+import java.lang.management.RuntimeMXBean;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -42,6 +40,14 @@ public final class Recorder {
 
     /** The JDK's own event that names the JVM (pid, arguments, start time): one row per JVM in a fleet report. */
     public static final String JVM_INFORMATION = EventFile.JVM_INFORMATION;
+
+    /**
+     * The package of {@link #MANAGEMENT_MODULE} the agent exports to itself, so that the recording
+     * reads the JVM's management beans without {@code ManagementFactory}'s look-up ({@link PlatformBeans}).
+     */
+    public static final String MANAGEMENT_EXPORTED = PlatformBeans.EXPORTED;
+
+    public static final String MANAGEMENT_MODULE = PlatformBeans.MODULE;
 
     /** The {@code pools.*} event classes, in the order their types are declared in a recording. */
     static final List<Class<?>> EVENT_CLASSES = List.of(
@@ -164,16 +170,15 @@ public final class Recorder {
     }
 
     private static void addJvmInformation(EventFile out) {
-        ProcessHandle self = ProcessHandle.current();
-        Optional<Instant> start = self.info().startInstant();
-        long startMillis = start.isPresent() ? start.get().toEpochMilli() : 0;
+        // The JVM's own start time, as JFR records it; the runtime bean gives the arguments anyway.
+        RuntimeMXBean runtime = PlatformBeans.get().runtime;
         out.addJvmInformation(
                 System.getProperty("java.vm.name"),
                 System.getProperty("java.vm.version"),
-                String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()),
+                String.join(" ", runtime.getInputArguments()),
                 System.getProperty("sun.java.command", ""),
-                startMillis,
-                self.pid());
+                runtime.getStartTime(),
+                FileNames.pid());
     }
 
     /** The thread that appends a batch every {@code report.period}. */

@@ -96,6 +96,7 @@ class RecordingIT {
         assertEquals(0, r.exit(), r.toString());
         assertEquals(apiLines(r.out()), finalState(recording()));
         assertFalse(Files.exists(dir.resolve(recording().getFileName() + ".d")), "no repository folder");
+        assertTrue(r.out().contains("management exported true"), r.out());
 
         // The process's budget: report prints it, suggest turns it into limits.
         Forked.Result report = Forked.cli(dir, "report", recording().toString());

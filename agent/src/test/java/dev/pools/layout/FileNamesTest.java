@@ -20,6 +20,15 @@ class FileNamesTest {
     }
 
     @Test
+    void this_jvms_names_have_its_process_id_and_its_start_only_when_asked() {
+        long pid = ProcessHandle.current().pid();
+        assertEquals(pid, FileNames.pid());
+        assertEquals("pools-" + pid + ".jfr", FileNames.expand("pools-%p.jfr"));
+        Instant start = ProcessHandle.current().info().startInstant().orElseThrow();
+        assertEquals(FileNames.expand("pools-%t.jfr", pid, start, ""), FileNames.expand("pools-%t.jfr"));
+    }
+
+    @Test
     void the_host_name_is_the_kernels_made_safe_for_a_file_name() throws Exception {
         String host = FileNames.hostName();
         assertTrue(host.matches("[A-Za-z0-9._-]+"), host);

@@ -155,4 +155,18 @@ class LayoutsTest {
                 "sliced, page_size 16 MiB, max_slice 2 MiB, no cap",
                 LayoutPrinter.describe(new PoolSpec.Sliced(16 << 20, 2 << 20, PoolSpec.UNCAPPED)));
     }
+
+    @Test
+    void sizeLinesAlignTheirCommentsAsFormatDid() {
+        assertEquals("page_size: 4 KiB         # 4096 B\n", LayoutPrinter.sizeLine("page_size", 4096));
+        String[] keys = {"max_slice", "max_page_size", "a_key_longer_than_the_column"};
+        long[] sizes = {1024, 4096, 2 << 20, 1L << 30, 3L << 40};
+        for (String key : keys) {
+            for (long bytes : sizes) {
+                String formatted = String.format("%-24s # %d B", key + ": " + Layouts.describe(bytes), bytes) + "\n";
+                assertEquals(formatted, LayoutPrinter.sizeLine(key, bytes));
+            }
+        }
+        assertEquals("max_slice: 100 B\n", LayoutPrinter.sizeLine("max_slice", 100));
+    }
 }

@@ -5,6 +5,7 @@ import dev.pools.api.MemoryPools;
 import dev.pools.api.SlicedPoolReport;
 import dev.pools.recording.Recorder;
 import it.host.Tensors;
+import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,6 +34,11 @@ public final class RecordedWorkload {
                     PoolsRuntime.current().allocator().release(held.get(i));
                 }
                 printApi();
+                // The recording reads the JVM's beans through the package the agent exports to itself.
+                System.out.println("management exported "
+                        + MemoryMXBean.class
+                                .getModule()
+                                .isExported(Recorder.MANAGEMENT_EXPORTED, RecordedWorkload.class.getModule()));
                 if (args[0].equals("exit")) {
                     System.exit(3);
                 }

@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -10,7 +11,7 @@ import jdk.jfr.Name;
 @Label("Allocation Refused")
 @Category(EventNames.CATEGORY)
 @Description("No pool could serve a request; the stack trace is the code that asked")
-public final class AllocationRefusedEvent {
+public final class AllocationRefusedEvent extends FileEvent {
 
     @Label("Size")
     @Description("Bytes requested")
@@ -28,4 +29,12 @@ public final class AllocationRefusedEvent {
     @Label("Call Site")
     @Description("The instrumented method that asked (class#method)")
     public String site;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.varint(size);
+        out.string(reason);
+        out.string(outcome);
+        out.string(site);
+    }
 }

@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -12,7 +13,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("What one instrumented call site asked for since the JVM started; written at the end of every chunk")
 @StackTrace(false)
-public final class CallSiteEvent {
+public final class CallSiteEvent extends FileEvent {
 
     @Label("Site")
     @Description("class#method")
@@ -40,4 +41,14 @@ public final class CallSiteEvent {
     @Label("Fallbacks")
     @Description("Requests that no pool could serve")
     public long fallbacks;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.string(site);
+        out.varint(count);
+        out.varint(bytes);
+        out.varint(liveBytes);
+        out.varint(peakLiveBytes);
+        out.varint(fallbacks);
+    }
 }

@@ -103,8 +103,8 @@ final class EventFile implements Closeable {
         }
     }
 
-    /** How an event class is written: its type and its fields in order. */
-    private record EventClass(long id, boolean stackTrace, List<Field> fields) {}
+    /** How an event class is written: its type, and whether its events carry a thread and stack. */
+    private record EventClass(long id, boolean stackTrace) {}
 
     private final FileChannel channel;
     private final Path path;
@@ -166,7 +166,7 @@ final class EventFile implements Closeable {
     }
 
     /** Adds an event, with the time of now; its class must be one of those declared. Nothing once closed. */
-    synchronized void add(Object e) {
+    synchronized void add(FileEvent e) {
         add(e, null);
     }
 
@@ -174,7 +174,7 @@ final class EventFile implements Closeable {
      * Adds an event with a stack, top frame first, of which the first {@link #STACK_DEPTH} frames are
      * kept; for an event class with stacks, the calling thread is the event's thread.
      */
-    synchronized void add(Object e, List<Frame> stack) {
+    synchronized void add(FileEvent e, List<Frame> stack) {
         if (closed) {
             return; // after the JVM's end: a thread that still allocates
         }
@@ -190,22 +190,7 @@ final class EventFile implements Closeable {
             b.varint(threadKey(Thread.currentThread()));
             b.varint(stack == null ? 0 : stackKey(stack));
         }
-        try {
-            for (Field f : c.fields()) {
-                Class<?> t = f.getType();
-                if (t == long.class) {
-                    b.varint(f.getLong(e));
-                } else if (t == int.class) {
-                    b.varint(f.getInt(e));
-                } else if (t == boolean.class) {
-                    b.bool(f.getBoolean(e));
-                } else {
-                    b.string((String) f.get(e));
-                }
-            }
-        } catch (IllegalAccessException x) {
-            throw new IllegalStateException(x);
-        }
+        e.writeFields(b);
         byte[] event = b.sized();
         pending.write(event, 0, event.length);
     }
@@ -549,7 +534,6 @@ final class EventFile implements Closeable {
         List<String> stack = read.ofClass(StackTrace.class);
         boolean stackTrace = stack == null || stack.isEmpty() || Boolean.parseBoolean(stack.get(0));
         List<Member> fields = eventFields(stackTrace);
-        List<Field> written = new ArrayList<>();
         for (Field f : recordedFields(c)) {
             long type;
             if (f.getType() == long.class) {
@@ -570,9 +554,8 @@ final class EventFile implements Closeable {
             annotate(annotations, A_DATA_AMOUNT, read.ofField(field, DataAmount.class), DataAmount.BYTES);
             annotate(annotations, A_TIMESPAN, read.ofField(field, Timespan.class), Timespan.NANOSECONDS);
             fields.add(new Member(field, type, false, false, annotations));
-            written.add(f);
         }
-        classes.put(c, new EventClass(id, stackTrace, List.copyOf(written)));
+        classes.put(c, new EventClass(id, stackTrace));
         List<Annotation> annotations = new ArrayList<>();
         annotate(annotations, A_LABEL, read.ofClass(Label.class), null);
         annotate(annotations, A_DESCRIPTION, read.ofClass(Description.class), null);

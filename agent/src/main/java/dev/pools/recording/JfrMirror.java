@@ -43,7 +43,7 @@ public final class JfrMirror {
     private JfrMirror() {}
 
     /** Commits {@code e}, one of {@link Recorder#EVENT_CLASSES}, to JFR if JFR runs in this JVM. */
-    public static void commit(Object e) {
+    public static void commit(FileEvent e) {
         if (failed || !FlightRecorder.isInitialized()) {
             return;
         }

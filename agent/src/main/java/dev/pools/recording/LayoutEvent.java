@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
@@ -11,7 +12,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("The pool layout installed: at start-up and at every install")
 @StackTrace(false)
-public final class LayoutEvent {
+public final class LayoutEvent extends FileEvent {
 
     @Label("Kind")
     @Description("sliced, direct, host, sub-slices or exclusive-pages")
@@ -24,4 +25,11 @@ public final class LayoutEvent {
     @Label("Source")
     @Description("Where the layout came from: file, API or JMX")
     public String source;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.string(kind);
+        out.string(layout);
+        out.string(source);
+    }
 }

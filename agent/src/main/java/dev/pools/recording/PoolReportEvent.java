@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -12,7 +13,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("One dynamic pool's state; the last one per index in a recording is the final state")
 @StackTrace(false)
-public final class PoolReportEvent {
+public final class PoolReportEvent extends FileEvent {
 
     @Label("Index")
     @Description("Position of the pool in the layout, from 0")
@@ -71,4 +72,21 @@ public final class PoolReportEvent {
     @Description("Bytes of those runs, free slots included: room only requests of each run's slot size take")
     @DataAmount
     public long bytesInRuns;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.varint(index);
+        out.string(kind);
+        out.varint(pageSize);
+        out.varint(maxSlice);
+        out.varint(pagesCap);
+        out.varint(pages);
+        out.varint(pagesPeak);
+        out.varint(largestAlloc);
+        out.varint(numberAllocs);
+        out.varint(bytesInUse);
+        out.varint(bytesReserved);
+        out.varint(runs);
+        out.varint(bytesInRuns);
+    }
 }

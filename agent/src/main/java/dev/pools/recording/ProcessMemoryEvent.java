@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -17,7 +18,7 @@ import jdk.jfr.StackTrace;
 @Category(EventNames.CATEGORY)
 @Description("The process's resident memory and what the JVM and the pools account for of it")
 @StackTrace(false)
-public final class ProcessMemoryEvent {
+public final class ProcessMemoryEvent extends FileEvent {
 
     @Label("Resident Set Size")
     @Description("Memory of the process in RAM now (VmRSS)")
@@ -85,4 +86,22 @@ public final class ProcessMemoryEvent {
             "The rest of the resident set: native memory outside the JVM's accounting (libtorch, ONNX Runtime arenas, tokenizers, malloc, thread stacks), that is RSS minus heap, non-heap and direct buffers; 0 when that is negative")
     @DataAmount
     public long nativeOther;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.varint(rss);
+        out.varint(rssPeak);
+        out.varint(rssAnon);
+        out.varint(rssFile);
+        out.varint(heapUsed);
+        out.varint(heapCommitted);
+        out.varint(metaspace);
+        out.varint(codeCache);
+        out.varint(otherNonHeap);
+        out.varint(threads);
+        out.varint(jdkDirect);
+        out.varint(poolsReserved);
+        out.varint(poolsInUse);
+        out.varint(nativeOther);
+    }
 }

@@ -288,22 +288,22 @@ public final class Recorder {
     }
 
     /** Writes an event to the file, and to JFR for a user's own recording. */
-    private static void write(EventFile out, Object e) {
+    private static void write(EventFile out, FileEvent e) {
         out.add(e);
         JfrMirror.commit(e);
     }
 
     /** Where events go: {@code out}, and JFR for a user's own recording. */
-    static Consumer<Object> sink(EventFile out) {
+    static Consumer<FileEvent> sink(EventFile out) {
         return new Sink(out);
     }
 
     // Named classes, not lambdas: each lambda's first call costs the recording's start its linkage.
 
     /** {@link #sink}. */
-    private record Sink(EventFile out) implements Consumer<Object> {
+    private record Sink(EventFile out) implements Consumer<FileEvent> {
         @Override
-        public void accept(Object e) {
+        public void accept(FileEvent e) {
             write(out, e);
         }
     }
@@ -344,9 +344,9 @@ public final class Recorder {
     }
 
     /** Events to JFR only. */
-    private static final class Mirrored implements Consumer<Object> {
+    private static final class Mirrored implements Consumer<FileEvent> {
         @Override
-        public void accept(Object e) {
+        public void accept(FileEvent e) {
             JfrMirror.commit(e);
         }
     }
@@ -360,7 +360,7 @@ public final class Recorder {
         layoutRecorded = true;
     }
 
-    static void emitBatch(Consumer<Object> out, PoolAllocator pools, List<PoolReport> reports) {
+    static void emitBatch(Consumer<FileEvent> out, PoolAllocator pools, List<PoolReport> reports) {
         for (PoolReport r : reports) {
             PoolReportEvent e = new PoolReportEvent();
             e.index = r.index();
@@ -391,7 +391,7 @@ public final class Recorder {
         out.accept(e);
     }
 
-    static void emitFinal(Consumer<Object> out, PoolAllocator pools, ProcessMemory memory) {
+    static void emitFinal(Consumer<FileEvent> out, PoolAllocator pools, ProcessMemory memory) {
         PoolAllocator.SizesSnapshot snapshot = pools.requestSizes();
         List<PoolReport> reports = snapshot.reports();
         for (CallSites.Stats s : pools.sites().snapshot()) {

@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -13,7 +14,7 @@ import jdk.jfr.StackTrace;
 @Description("One bucket of one pool's histogram of served request sizes (powers of two), since install;"
         + " written at the end of every chunk")
 @StackTrace(false)
-public final class RequestSizesEvent {
+public final class RequestSizesEvent extends FileEvent {
 
     @Label("Index")
     @Description("The pool's position in the layout")
@@ -27,4 +28,11 @@ public final class RequestSizesEvent {
     @Label("Count")
     @Description("Requests served in this bucket")
     public long count;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.varint(index);
+        out.varint(bucketMax);
+        out.varint(count);
+    }
 }

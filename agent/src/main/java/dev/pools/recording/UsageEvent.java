@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.recording.ChunkWriter.Bytes;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -13,7 +14,7 @@ import jdk.jfr.Timespan;
 @Category(EventNames.CATEGORY)
 @Description("The pools as a whole, with every batch of pool reports")
 @StackTrace(false)
-public final class UsageEvent {
+public final class UsageEvent extends FileEvent {
 
     @Label("Allocations")
     @Description("Live allocations in the pools")
@@ -51,4 +52,16 @@ public final class UsageEvent {
     @Description("Time the requesting threads spent in those collections, since start")
     @Timespan(Timespan.NANOSECONDS)
     public long collectionTime;
+
+    @Override
+    void writeFields(Bytes out) {
+        out.varint(numberAllocs);
+        out.varint(bytesInUse);
+        out.varint(bytesPadding);
+        out.varint(bytesReserved);
+        out.varint(fallbackAllocs);
+        out.varint(fallbackBytes);
+        out.varint(collections);
+        out.varint(collectionTime);
+    }
 }

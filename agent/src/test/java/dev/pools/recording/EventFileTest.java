@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import jdk.jfr.DataAmount;
 import jdk.jfr.EventType;
@@ -119,6 +121,40 @@ class EventFileTest {
                             .map(ValueDescriptor::getName)
                             .toList();
             assertEquals(expected, written, c.getName());
+        }
+    }
+
+    @Test
+    void each_class_writes_every_field_under_its_own_name() throws Exception {
+        // Each event class writes its own fields (FileEvent): a value in the wrong place or a field
+        // left out shows here, each field having a value no other field of its class has.
+        Path file = dir.resolve("fields.jfr");
+        Map<String, Map<String, Object>> expected = new HashMap<>();
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            long n = 1;
+            for (Class<?> c : Recorder.EVENT_CLASSES) {
+                FileEvent e = (FileEvent) c.getDeclaredConstructor().newInstance();
+                Map<String, Object> values = new HashMap<>();
+                for (Field f : EventFile.recordedFields(c)) {
+                    n++;
+                    Object v = f.getType() == long.class
+                            ? (Object) (n * 1_000_003L)
+                            : f.getType() == int.class ? (Object) (int) n : "value " + n;
+                    f.set(e, v);
+                    values.put(f.getName(), v);
+                }
+                expected.put(c.getAnnotation(Name.class).value(), values);
+                out.add(e);
+            }
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertEquals(Recorder.EVENT_CLASSES.size(), events.size());
+        for (RecordedEvent e : events) {
+            Map<String, Object> values = expected.get(e.getEventType().getName());
+            for (Map.Entry<String, Object> v : values.entrySet()) {
+                assertEquals(
+                        v.getValue(), e.getValue(v.getKey()), e.getEventType().getName() + "." + v.getKey());
+            }
         }
     }
 

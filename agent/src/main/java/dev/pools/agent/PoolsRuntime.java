@@ -112,7 +112,7 @@ public final class PoolsRuntime implements Recorded {
                 if (installed == null) {
                     installed = new InstalledLayout(
                             PoolsConfig.kindOf(startLayout.layout()),
-                            LayoutPrinter.print(startLayout, defaultMaxPageSize()),
+                            LayoutPrinter.print(startLayout, defaultMaxPageSize),
                             startFromFile ? InstalledLayout.Source.FILE : InstalledLayout.Source.DEFAULT);
                 }
                 now = installed;
@@ -145,7 +145,7 @@ public final class PoolsRuntime implements Recorded {
         allocator.install(specs);
         PoolsConfig now = config.withLayout(layout);
         installed =
-                new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize()), source);
+                new InstalledLayout(PoolsConfig.kindOf(layout), LayoutPrinter.print(now, defaultMaxPageSize), source);
         for (InstalledLayout.Listener l : listeners) {
             try {
                 l.installed(installed);

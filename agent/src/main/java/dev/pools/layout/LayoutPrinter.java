@@ -6,6 +6,7 @@ import dev.pools.memory.PoolSpec;
 import dev.pools.memory.Sizes;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 
 /**
  * Writes a {@link PoolsConfig} as a normalised layout file: every default filled in, every size in
@@ -18,9 +19,24 @@ public final class LayoutPrinter {
 
     /** The whole file. */
     public static String print(PoolsConfig c, long defaultMaxPageSize) {
+        return print(c, new Constant(defaultMaxPageSize));
+    }
+
+    /**
+     * The same, with the default largest page asked for only by a preset without {@code max_page_size}:
+     * a sliced layout does not make the agent read the JDK's direct memory limit to be printed.
+     */
+    public static String print(PoolsConfig c, LongSupplier defaultMaxPageSize) {
         StringBuilder b = new StringBuilder();
         layout(b, c.layout(), defaultMaxPageSize);
         return b.append(printSettings(c)).toString();
+    }
+
+    private record Constant(long value) implements LongSupplier {
+        @Override
+        public long getAsLong() {
+            return value;
+        }
     }
 
     /** The keys after the layout: interception, release, exhaustion, poisoning, the recording. */
@@ -43,7 +59,7 @@ public final class LayoutPrinter {
         return b.toString();
     }
 
-    private static void layout(StringBuilder b, MemoryPoolLayout layout, long defaultMaxPageSize) {
+    private static void layout(StringBuilder b, MemoryPoolLayout layout, LongSupplier defaultMaxPageSize) {
         String kind = PoolsConfig.kindOf(layout);
         b.append("layout: ").append(kind).append('\n');
         if (layout instanceof MemoryPoolLayout.Sliced s) {
@@ -69,7 +85,7 @@ public final class LayoutPrinter {
                 : layout instanceof MemoryPoolLayout.SubSlices sub
                         ? sub.maxPageSize()
                         : ((MemoryPoolLayout.ExclusivePages) layout).maxPageSize();
-        long p = given.isPresent() ? Sizes.roundUp(given.getAsLong()) : defaultMaxPageSize;
+        long p = given.isPresent() ? Sizes.roundUp(given.getAsLong()) : defaultMaxPageSize.getAsLong();
         b.append(sizeLine("max_page_size", p));
         if (given.isEmpty()) {
             b.append("# max_page_size: the default, min(1 GiB, MaxDirectMemorySize / 4) on this JVM\n");

@@ -601,7 +601,9 @@ final class EventFile implements Closeable {
         strings.put("jvmFlags", "JVM Settings File Arguments");
         strings.put("javaArguments", "Java Application Arguments");
         List<Member> fields = eventFields(false);
-        strings.forEach((n, l) -> fields.add(field(n, T_STRING, l)));
+        for (Map.Entry<String, String> s : strings.entrySet()) {
+            fields.add(field(s.getKey(), T_STRING, s.getValue()));
+        }
         fields.add(new Member(
                 "jvmStartTime",
                 T_LONG,

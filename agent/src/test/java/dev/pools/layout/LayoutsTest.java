@@ -13,6 +13,7 @@ import dev.pools.memory.PoolSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 class LayoutsTest {
@@ -168,5 +169,18 @@ class LayoutsTest {
             }
         }
         assertEquals("max_slice: 100 B\n", LayoutPrinter.sizeLine("max_slice", 100));
+    }
+
+    @Test
+    void only_a_preset_without_its_largest_page_asks_for_the_default_to_be_printed() throws Exception {
+        LongSupplier refuses = () -> {
+            throw new AssertionError("the default largest page was asked for");
+        };
+        PoolsConfig sliced = LayoutFile.parse("s.yaml", "layout: sliced\npools:\n  - page_size: 1 MiB\n", 1L << 30);
+        assertTrue(LayoutPrinter.print(sliced, refuses).contains("page_size: 1 MiB"));
+        PoolsConfig given = LayoutFile.parse("h.yaml", "layout: host\nmax_page_size: 64 MiB\n", 1L << 30);
+        assertTrue(LayoutPrinter.print(given, refuses).contains("max_page_size: 64 MiB"));
+        PoolsConfig host = LayoutFile.parse("h.yaml", "layout: host\n", 1L << 30);
+        assertTrue(LayoutPrinter.print(host, () -> 256L << 20).contains("max_page_size: 256 MiB"));
     }
 }

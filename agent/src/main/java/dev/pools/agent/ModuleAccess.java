@@ -1,7 +1,7 @@
 package dev.pools.agent;
 
 import dev.pools.memory.JdkInternals;
-import dev.pools.recording.Recorder;
+import dev.pools.memory.PlatformBeans;
 import java.lang.instrument.Instrumentation;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,15 +33,10 @@ final class ModuleAccess {
         // The recording's management beans without ManagementFactory's look-up (PlatformBeans). Not
         // needed by the pools: should the JVM refuse, the recording takes the usual way.
         try {
-            Optional<Module> management = ModuleLayer.boot().findModule(Recorder.MANAGEMENT_MODULE);
+            Optional<Module> management = ModuleLayer.boot().findModule(PlatformBeans.MODULE);
             if (management.isPresent()) {
                 inst.redefineModule(
-                        management.get(),
-                        Set.of(),
-                        Map.of(Recorder.MANAGEMENT_EXPORTED, us),
-                        Map.of(),
-                        Set.of(),
-                        Map.of());
+                        management.get(), Set.of(), Map.of(PlatformBeans.EXPORTED, us), Map.of(), Set.of(), Map.of());
             }
         } catch (RuntimeException e) {
             // PlatformBeans falls back to ManagementFactory.

@@ -1,6 +1,11 @@
 package dev.pools.memory;
 
 import java.lang.invoke.MethodHandles;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.RuntimeMXBean;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
@@ -77,6 +82,18 @@ abstract class InternalCalls {
 
     /** {@code thread.isVirtual()}, of JDK 21 and later: not internal, but a method handle costs as much. */
     abstract boolean isVirtual(Thread thread);
+
+    // The JVM's management beans, from sun.management.ManagementFactoryHelper (PlatformBeans).
+
+    abstract MemoryMXBean memoryBean();
+
+    abstract List<MemoryPoolMXBean> memoryPoolBeans();
+
+    abstract List<BufferPoolMXBean> bufferPoolBeans();
+
+    abstract ThreadMXBean threadBean();
+
+    abstract RuntimeMXBean runtimeBean();
 
     private static final String SELF = Type.getInternalName(InternalCalls.class);
 

@@ -1,5 +1,6 @@
 package dev.pools.memory;
 
+import java.lang.management.MemoryMXBean;
 import java.lang.reflect.Method;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
@@ -57,6 +58,9 @@ final class NativeAccess {
     private static final boolean WAITS_FOR_REFERENCES;
     /** Whether pages are allocated as allocateDirect does, without its zeroing: all four page hooks are in reach. */
     private static final boolean PAGE_HOOKS;
+    /** Whether the management beans are in reach ({@link #managementBeans()}). */
+    private static final boolean MANAGEMENT;
+
     /** Whether this JDK has virtual threads ({@code Thread.isVirtual}, JDK 21 and later). */
     private static final boolean VIRTUAL_THREADS;
 
@@ -71,6 +75,7 @@ final class NativeAccess {
         boolean waits = false;
         boolean pageHooks = false;
         boolean virtualThreads = false;
+        boolean management = false;
         AtomicLong directReserved = null;
         Throwable failure = null;
         try {
@@ -105,6 +110,9 @@ final class NativeAccess {
             targets.putAll(hooks);
             waits = !waiter.isEmpty();
             pageHooks = !hooks.isEmpty();
+            Map<String, Method> beans = managementBeans();
+            targets.putAll(beans);
+            management = !beans.isEmpty();
             Method isVirtual = virtualThreadTest();
             if (isVirtual != null) {
                 targets.put("isVirtual", isVirtual);
@@ -122,6 +130,7 @@ final class NativeAccess {
         WAITS_FOR_REFERENCES = waits;
         PAGE_HOOKS = pageHooks;
         VIRTUAL_THREADS = virtualThreads;
+        MANAGEMENT = management;
         DIRECT_RESERVED = directReserved;
         FAILURE = failure;
     }
@@ -160,6 +169,42 @@ final class NativeAccess {
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return Map.of();
         }
+    }
+
+    /**
+     * {@code sun.management.ManagementFactoryHelper}'s getters of the beans {@link PlatformBeans}
+     * reads, when the agent exported that package to itself; empty otherwise.
+     */
+    private static Map<String, Method> managementBeans() {
+        try {
+            Module management = MemoryMXBean.class.getModule();
+            if (!management.isExported(PlatformBeans.EXPORTED, NativeAccess.class.getModule())) {
+                return Map.of();
+            }
+            Class<?> helper = Class.forName(PlatformBeans.EXPORTED + ".ManagementFactoryHelper");
+            return Map.of(
+                    "memoryBean", helper.getMethod("getMemoryMXBean"),
+                    "memoryPoolBeans", helper.getMethod("getMemoryPoolMXBeans"),
+                    "bufferPoolBeans", helper.getMethod("getBufferPoolMXBeans"),
+                    "threadBean", helper.getMethod("getThreadMXBean"),
+                    "runtimeBean", helper.getMethod("getRuntimeMXBean"));
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return Map.of();
+        }
+    }
+
+    /** The JVM's management beans from the internal helper, as plain calls; null when out of reach. */
+    static PlatformBeans platformBeans() {
+        if (CALLS == null || !MANAGEMENT) {
+            return null;
+        }
+        return new PlatformBeans(
+                CALLS.memoryBean(),
+                CALLS.memoryPoolBeans(),
+                CALLS.bufferPoolBeans(),
+                CALLS.threadBean(),
+                CALLS.runtimeBean(),
+                true);
     }
 
     /** {@code Thread.isVirtual()}; null before JDK 21. */

@@ -1,6 +1,7 @@
 package dev.pools.recording;
 
 import dev.pools.log.Log;
+import dev.pools.memory.PlatformBeans;
 import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;

@@ -6,6 +6,7 @@ import dev.pools.layout.PoolsConfig;
 import dev.pools.log.Log;
 import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
+import dev.pools.memory.PlatformBeans;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
 import dev.pools.memory.Sizes;
@@ -40,14 +41,6 @@ public final class Recorder {
 
     /** The JDK's own event that names the JVM (pid, arguments, start time): one row per JVM in a fleet report. */
     public static final String JVM_INFORMATION = EventFile.JVM_INFORMATION;
-
-    /**
-     * The package of {@link #MANAGEMENT_MODULE} the agent exports to itself, so that the recording
-     * reads the JVM's management beans without {@code ManagementFactory}'s look-up ({@link PlatformBeans}).
-     */
-    public static final String MANAGEMENT_EXPORTED = PlatformBeans.EXPORTED;
-
-    public static final String MANAGEMENT_MODULE = PlatformBeans.MODULE;
 
     /** The {@code pools.*} event classes, in the order their types are declared in a recording. */
     static final List<Class<?>> EVENT_CLASSES = List.of(

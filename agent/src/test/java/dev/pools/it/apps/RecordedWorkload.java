@@ -3,6 +3,7 @@ package dev.pools.it.apps;
 import dev.pools.agent.PoolsRuntime;
 import dev.pools.api.MemoryPools;
 import dev.pools.api.SlicedPoolReport;
+import dev.pools.memory.PlatformBeans;
 import dev.pools.recording.Recorder;
 import it.host.Tensors;
 import java.lang.management.MemoryMXBean;
@@ -38,7 +39,7 @@ public final class RecordedWorkload {
                 System.out.println("management exported "
                         + MemoryMXBean.class
                                 .getModule()
-                                .isExported(Recorder.MANAGEMENT_EXPORTED, RecordedWorkload.class.getModule()));
+                                .isExported(PlatformBeans.EXPORTED, RecordedWorkload.class.getModule()));
                 if (args[0].equals("exit")) {
                     System.exit(3);
                 }

@@ -1,4 +1,4 @@
-package dev.pools.recording;
+package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,7 +34,7 @@ class PlatformBeansTest {
 
     @Test
     void without_the_export_the_beans_are_managementfactorys() {
-        // Surefire's JVM exports java.base's packages only, as the agent would without its module step.
+        // Surefire's JVM exports java.base's packages only: the helper is out of reach.
         assertNull(PlatformBeans.fromHelper());
         PlatformBeans b = PlatformBeans.get();
         assertFalse(b.direct);
@@ -45,15 +45,16 @@ class PlatformBeansTest {
     @Test
     void with_the_export_they_come_from_the_helper_and_are_the_same_beans() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(
-                        java.toString(),
-                        "--add-exports",
-                        PlatformBeans.MODULE + "/" + PlatformBeans.EXPORTED + "=ALL-UNNAMED",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        Helper.class.getName())
-                .redirectErrorStream(true)
-                .start();
+        List<String> cmd = new ArrayList<>(List.of(java.toString()));
+        // The java.base internals the agent opens for the pools, and the management package.
+        cmd.addAll(JdkInternals.commandLineFlags());
+        cmd.addAll(List.of(
+                "--add-exports",
+                PlatformBeans.MODULE + "/" + PlatformBeans.EXPORTED + "=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Helper.class.getName()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
         assertEquals(0, p.exitValue(), out);

@@ -11,7 +11,8 @@ import java.util.Set;
 /**
  * Opens to the agent the JDK internals the pools need (see {@code NativeAccess}), so the user
  * passes no {@code --add-opens} flag: the packages of {@link JdkInternals}, opened or exported to
- * this jar's module only.
+ * this jar's module only; and exports {@code java.management}'s {@code sun.management}, from which
+ * the recording reads the JVM's management beans ({@link PlatformBeans}), which works without it.
  */
 final class ModuleAccess {
 

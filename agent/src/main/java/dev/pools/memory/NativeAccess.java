@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.LongAdder;
  * the JDK's count of reserved direct memory). The agent does that itself with
  * {@code Instrumentation.redefineModule};
  * tests pass the equivalent command-line flags. When they are missing, {@link #failure()} says why
- * and the pools stay off.
+ * and the pools stay off. {@code sun.management}'s helper, for the recording's management beans
+ * ({@link PlatformBeans}), is optional: without its export those come from {@code ManagementFactory}.
  *
  * <p>Pool memory counts against {@code -XX:MaxDirectMemorySize} and shows in the JDK's "direct"
  * buffer pool, exactly like the memory it replaces. A sliced pool's page is reserved and allocated

@@ -10,6 +10,7 @@ import dev.pools.memory.DirectMemory;
 import dev.pools.memory.JdkInternals;
 import dev.pools.memory.MallocThresholds;
 import dev.pools.memory.PoolAllocator;
+import dev.pools.recording.Recorded;
 import dev.pools.recording.Recorder;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -153,7 +154,7 @@ public final class PoolsAgent {
         }
     }
 
-    /** Refuses installs once the JVM shuts down, and says when the JVM ended before its recording began. */
+    /** Refuses installs once the JVM shuts down, and ends the recording (or writes it whole, if not started). */
     private static final class ShutdownHook extends Thread {
         private final PoolsRuntime runtime;
 
@@ -165,37 +166,14 @@ public final class PoolsAgent {
         @Override
         public void run() {
             runtime.shutdown();
-            switch (Recorder.shutdown()) {
-                case NOT_STARTED -> {
-                    if (runtime.config().reportFile() != null) {
-                        Log.info("the JVM ended before the recording started; no recording was written");
-                    }
-                }
-                case STILL_STARTING ->
-                    Log.info("the JVM ended while the recording was starting, which did not"
-                            + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
-                            + " s; the JVM ends without it (its file may be missing or empty)");
-                case RECORDED -> {
-                    // Its end is written.
-                }
+            // Pools whose JDK internals are out of reach run nothing, and record nothing (said at start).
+            Recorded recordable = PoolAllocator.unavailableBecause() == null ? runtime : null;
+            if (Recorder.shutdown(recordable) == Recorder.Ending.STILL_STARTING) {
+                Log.info("the JVM ended while the recording was starting, which did not"
+                        + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
+                        + " s; the JVM ends without it (its file may be missing or empty)");
             }
         }
-    }
-
-    /** Whether the JVM's shutdown has begun: it then refuses new shutdown hooks, as it refused JFR's. */
-    private static boolean shutdownBegun() {
-        Thread probe = new Thread(() -> {}, "pools-shutdown-probe");
-        try {
-            Runtime.getRuntime().addShutdownHook(probe);
-        } catch (IllegalStateException e) {
-            return true;
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(probe);
-        } catch (IllegalStateException e) {
-            return true; // it began in between
-        }
-        return false;
     }
 
     private static void startInBackground(PoolsRuntime runtime, Instrumentation inst) {
@@ -210,11 +188,7 @@ public final class PoolsAgent {
         try {
             Recorder.start(runtime);
         } catch (Throwable t) {
-            if (!shutdownBegun()) {
-                Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
-            }
-            // Otherwise JFR refused because the JVM is ending ("Shutdown in progress"): the agent's
-            // shutdown hook says that the JVM ended before its recording started, once.
+            Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
         }
         try {
             // Not created here, only joined once something else creates it: the platform MBean

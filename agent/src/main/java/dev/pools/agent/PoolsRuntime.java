@@ -15,6 +15,7 @@ import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolSpec;
+import dev.pools.recording.EarlyRefusals;
 import dev.pools.recording.Recorded;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,8 +41,13 @@ public final class PoolsRuntime implements Recorded {
     private final boolean startFromFile;
 
     private volatile InstalledLayout installed;
-    private volatile AllocationListener refusals = AllocationListener.NONE;
+    private volatile AllocationListener refusals;
+    /** Refusals kept until the recording starts; null without a recording. */
+    private final EarlyRefusals earlyRefusals;
+
     private final TraceWriter trace;
+    private final long startTicks = System.nanoTime();
+    private final long startMillis = System.currentTimeMillis();
 
     PoolsRuntime(PoolsConfig config, boolean fromFile, LongSupplier defaultMaxPageSize)
             throws LayoutException, IOException {
@@ -55,6 +61,8 @@ public final class PoolsRuntime implements Recorded {
                 : new TraceWriter(Path.of(FileNames.expand(config.report().trace())), sites);
         PoolAllocator.Options options = new PoolAllocator.Options(
                 config.poisonOnFree(), config.onExhausted() == PoolsConfig.OnExhausted.FAIL, trace);
+        this.earlyRefusals = config.reportFile() == null ? null : new EarlyRefusals(sites);
+        this.refusals = earlyRefusals == null ? AllocationListener.NONE : earlyRefusals;
         this.allocator = new PoolAllocator(specs, options, new ForwardRefusals(), sites);
         this.startLayout = config;
     }
@@ -124,6 +132,21 @@ public final class PoolsRuntime implements Recorded {
     @Override
     public void setRefusalListener(AllocationListener listener) {
         refusals = listener;
+    }
+
+    @Override
+    public EarlyRefusals earlyRefusals() {
+        return earlyRefusals;
+    }
+
+    @Override
+    public long startTicks() {
+        return startTicks;
+    }
+
+    @Override
+    public long startMillis() {
+        return startMillis;
     }
 
     /** Adds a listener and tells it the layout installed now. */

@@ -124,11 +124,12 @@ final class EventFile implements Closeable {
     private long lastTicks;
     private boolean closed;
 
-    private EventFile(Path path, FileChannel channel, List<Class<?>> eventClasses) throws IOException {
+    private EventFile(Path path, FileChannel channel, List<Class<?>> eventClasses, long startTicks, long startMillis)
+            throws IOException {
         this.path = path;
         this.channel = channel;
-        this.startTicks = System.nanoTime();
-        this.startNanos = System.currentTimeMillis() * 1_000_000L;
+        this.startTicks = startTicks;
+        this.startNanos = startMillis * 1_000_000L;
         this.lastTicks = startTicks;
         List<Type> types = baseTypes();
         long id = FIRST_EVENT;
@@ -153,12 +154,22 @@ final class EventFile implements Closeable {
         writeHeader(false);
     }
 
-    /** Creates or empties {@code path} and writes the declarations of {@code eventClasses} to it. */
+    /** Creates or empties {@code path} and writes the declarations of {@code eventClasses} to it; it starts now. */
     static EventFile create(Path path, List<Class<?>> eventClasses) throws IOException {
+        return create(path, eventClasses, System.nanoTime(), System.currentTimeMillis());
+    }
+
+    /**
+     * As above, for a recording whose time began earlier: at {@code startTicks} ({@link System#nanoTime})
+     * and {@code startMillis} (the wall clock at the same moment), so that events kept from before the
+     * file's creation fall within it.
+     */
+    static EventFile create(Path path, List<Class<?>> eventClasses, long startTicks, long startMillis)
+            throws IOException {
         FileChannel channel = FileChannel.open(
                 path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         try {
-            return new EventFile(path, channel, eventClasses);
+            return new EventFile(path, channel, eventClasses, startTicks, startMillis);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -175,6 +186,15 @@ final class EventFile implements Closeable {
      * kept; for an event class with stacks, the calling thread is the event's thread.
      */
     synchronized void add(FileEvent e, List<Frame> stack) {
+        add(e, stack, Thread.currentThread(), now());
+    }
+
+    /**
+     * Adds an event that happened at {@code ticks} ({@link System#nanoTime}, not before the file's
+     * start) on {@code thread}, as kept from before the recording started. A time before the last
+     * event's is given the last event's, so that the file stays in time order.
+     */
+    synchronized void add(FileEvent e, List<Frame> stack, Thread thread, long ticks) {
         if (closed) {
             return; // after the JVM's end: a thread that still allocates
         }
@@ -184,10 +204,10 @@ final class EventFile implements Closeable {
         }
         Bytes b = new Bytes();
         b.varint(c.id());
-        b.varint(now());
+        b.varint(at(ticks));
         b.varint(0); // duration: an instant
         if (c.stackTrace()) {
-            b.varint(threadKey(Thread.currentThread()));
+            b.varint(threadKey(thread));
             b.varint(stack == null ? 0 : stackKey(stack));
         }
         e.writeFields(b);
@@ -254,8 +274,12 @@ final class EventFile implements Closeable {
     }
 
     private long now() {
+        return at(System.nanoTime());
+    }
+
+    private long at(long ticks) {
         // The events of one file in time order: nanoTime does not go back, but keep it so for readers that sort.
-        long t = System.nanoTime();
+        long t = ticks;
         if (t - lastTicks < 0) {
             t = lastTicks;
         }

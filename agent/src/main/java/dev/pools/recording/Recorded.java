@@ -15,6 +15,15 @@ public interface Recorded {
     /** From now on, refusals go to {@code listener}. */
     void setRefusalListener(AllocationListener listener);
 
+    /** The refusals kept from the agent's start until the recording's; null when none are kept. */
+    EarlyRefusals earlyRefusals();
+
+    /** When the agent started, by {@link System#nanoTime}: the recording's time begins there. */
+    long startTicks();
+
+    /** The wall clock, in milliseconds since the epoch, at {@link #startTicks}. */
+    long startMillis();
+
     /** The layout installed now. */
     InstalledLayout installed();
 

@@ -14,6 +14,7 @@ import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.lang.management.RuntimeMXBean;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -83,13 +84,19 @@ public final class Recorder {
     /** Whether this recording holds a {@code pools.Layout} event yet. */
     private static volatile boolean layoutRecorded;
 
+    /** The agent whose recording is to start (its file not created yet); under {@link #LOCK}. */
+    private static Recorded toStart;
+
+    /** Whether a recording was asked for, by {@link #start} or at the JVM's end; under {@link #LOCK}. */
+    private static boolean asked;
+
     /** The running recording's file, its pools and its memory sampler; set under {@link #LOCK}. */
     private static EventFile file;
 
     private static Recorded recorded;
     private static PoolAllocator pools;
     private static ProcessMemory memory;
-    private static Thread periodic;
+    private static volatile Thread periodic;
 
     private Recorder() {}
 
@@ -98,32 +105,70 @@ public final class Recorder {
         return started;
     }
 
-    /** Starts the recording the configuration asks for; does nothing with {@code report.file: none}. */
+    /**
+     * Starts the recording the configuration asks for; does nothing with {@code report.file: none}.
+     * The file is created when its first batch is due, one {@code report.period} from now, on the
+     * recording's own thread, or at the JVM's end if that comes first ({@link #shutdown}): the
+     * recording's own start-up (its classes, the file's declarations, the JVM's beans) then stays out
+     * of the application's. Refusals before it are kept ({@link EarlyRefusals}); peaks are the pools'
+     * own counters. With {@code report.period: 0} the file is created now.
+     */
     public static void start(Recorded runtime) throws IOException {
         PoolsConfig config = runtime.config();
         if (config.reportFile() == null) {
             return;
         }
-        delayForTests(SETUP_DELAY_PROPERTY);
-        PoolAllocator allocator = runtime.allocator();
-        ProcessMemory sampler = new ProcessMemory();
-        Path destination = Path.of(FileNames.expand(config.reportFile()));
         LOCK.lock();
         try {
-            if (closing) {
-                // The JVM is ending: no file at all rather than one without its end.
-                return;
+            if (closing || asked) {
+                return; // the JVM's end starts it
             }
-            delayForTests(START_DELAY_PROPERTY);
-            EventFile out = EventFile.create(destination, EVENT_CLASSES);
+            asked = true;
+            toStart = runtime;
+        } finally {
+            LOCK.unlock();
+        }
+        Duration period = config.reportPeriod();
+        if (period.isZero()) {
+            startNow(false);
+            return;
+        }
+        periodic = new Periodic(period.toNanos());
+        periodic.start();
+    }
+
+    /**
+     * Creates the file and writes its start, under {@link #LOCK}; at the JVM's end ({@code atEnd}) even
+     * though {@link #closing} is set. Returns whether the recording runs.
+     */
+    private static boolean startNow(boolean atEnd) throws IOException {
+        if (!atEnd) {
+            delayForTests(SETUP_DELAY_PROPERTY);
+        }
+        LOCK.lock();
+        try {
+            Recorded runtime = toStart;
+            if ((closing && !atEnd) || runtime == null) {
+                // The JVM is ending: its shutdown starts the recording, or has.
+                return false;
+            }
+            toStart = null;
+            if (!atEnd) {
+                delayForTests(START_DELAY_PROPERTY);
+            }
+            PoolsConfig config = runtime.config();
+            Path destination = Path.of(FileNames.expand(config.reportFile()));
+            ProcessMemory sampler = new ProcessMemory();
+            EventFile out = EventFile.create(destination, EVENT_CLASSES, runtime.startTicks(), runtime.startMillis());
             try {
-                begin(runtime, config, allocator, sampler, out);
+                begin(runtime, config, runtime.allocator(), sampler, out, atEnd);
             } catch (IOException | RuntimeException e) {
                 // Not half a recording: no file, and the pools run unrecorded (the caller says so).
                 out.abandon();
                 throw e;
             }
             started = true;
+            return true;
         } finally {
             LOCK.unlock();
         }
@@ -131,34 +176,43 @@ public final class Recorder {
 
     /** What the start does once the file exists; under {@link #LOCK}. */
     private static void begin(
-            Recorded runtime, PoolsConfig config, PoolAllocator allocator, ProcessMemory sampler, EventFile out)
+            Recorded runtime,
+            PoolsConfig config,
+            PoolAllocator allocator,
+            ProcessMemory sampler,
+            EventFile out,
+            boolean atEnd)
             throws IOException {
         file = out;
         recorded = runtime;
         pools = allocator;
         memory = sampler;
         addJvmInformation(out);
-        delayForTests(LAYOUT_DELAY_PROPERTY);
+        if (!atEnd) {
+            delayForTests(LAYOUT_DELAY_PROPERTY);
+        }
         // The layout first: a recording without it cannot be reported (the final batch records it
-        // for a JVM that ends before the listener did). Then refusals; and only then is the
-        // recording said to run, so that whoever waits for started() misses none of its events.
+        // for a JVM that ends before the listener did). Then the refusals kept until now and those
+        // to come; and only then is the recording said to run, so that whoever waits for started()
+        // misses none of its events.
         runtime.addInstallListener(new Layouts(out));
-        runtime.setRefusalListener(new Refusals(out, allocator.sites()));
+        Refusals live = new Refusals(out, allocator.sites());
+        EarlyRefusals early = runtime.earlyRefusals();
+        if (early != null) {
+            early.forwardTo(out, live);
+        }
+        runtime.setRefusalListener(live);
         // The timeline starts with the recording: a first batch now, so that even a JVM that ends
         // within its first period has two points of it, this one and the final batch. None when
-        // report.period is 0: reports only at the end.
-        boolean timeline = !config.reportPeriod().isZero();
-        if (timeline) {
+        // report.period is 0 (reports only at the end), nor at the JVM's end: the final batch follows.
+        if (!config.reportPeriod().isZero() && !atEnd) {
             List<PoolReport> reports = allocator.reports();
             emitBatch(sink(out), allocator, reports);
             write(out, sampler.sample(allocator.usage(reports)));
         }
         out.flush();
-        JfrMirror.whenJfrRuns(new ChunkEnd(allocator, sampler));
-        if (timeline) {
-            periodic =
-                    new Periodic(out, allocator, sampler, config.reportPeriod().toNanos());
-            periodic.start();
+        if (!atEnd) {
+            JfrMirror.whenJfrRuns(new ChunkEnd(allocator, sampler));
         }
     }
 
@@ -174,35 +228,43 @@ public final class Recorder {
                 FileNames.pid());
     }
 
-    /** The thread that appends a batch every {@code report.period}. */
+    /** The thread that starts the recording one {@code report.period} in, then appends a batch every period. */
     private static final class Periodic extends Thread {
-        private final EventFile out;
-        private final PoolAllocator allocator;
-        private final ProcessMemory sampler;
         private final long periodNanos;
 
-        Periodic(EventFile out, PoolAllocator allocator, ProcessMemory sampler, long periodNanos) {
+        Periodic(long periodNanos) {
             super("pools-recorder");
             setDaemon(true);
-            this.out = out;
-            this.allocator = allocator;
-            this.sampler = sampler;
             this.periodNanos = periodNanos;
         }
 
         @Override
         public void run() {
             long next = System.nanoTime() + periodNanos;
-            while (!closing) {
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    LockSupport.parkNanos(this, wait);
-                    continue;
+            if (!awaitUntil(next)) {
+                return; // the JVM's end starts the recording
+            }
+            try {
+                if (!startNow(false)) {
+                    return;
                 }
+            } catch (IOException | RuntimeException e) {
+                if (!closing) {
+                    Log.once("recorder", "the recording could not start; the pools run unrecorded: " + e);
+                }
+                return;
+            }
+            EventFile out = file;
+            PoolAllocator allocator = pools;
+            ProcessMemory sampler = memory;
+            while (true) {
                 next += periodNanos;
                 if (next - System.nanoTime() < 0) {
                     // Behind by more than a period (a stopped JVM, a busy machine): one batch now, then on time.
                     next = System.nanoTime() + periodNanos;
+                }
+                if (!awaitUntil(next)) {
+                    return;
                 }
                 try {
                     List<PoolReport> reports = allocator.reports();
@@ -217,14 +279,32 @@ public final class Recorder {
                 }
             }
         }
+
+        /** Waits until {@code deadline} ({@link System#nanoTime}); false once the JVM is ending. */
+        private boolean awaitUntil(long deadline) {
+            while (!closing) {
+                long wait = deadline - System.nanoTime();
+                if (wait <= 0) {
+                    return true;
+                }
+                LockSupport.parkNanos(this, wait);
+            }
+            return false;
+        }
     }
 
     /**
-     * At exit: a recording not started by now never starts; one that runs gets its final batch, and
-     * its file is marked as ended with its JVM. Returns how it stood.
+     * At exit: a recording whose file is not created yet is started now (its refusals kept, its layout
+     * and a final batch), even one that {@link #start} was not called for yet, with {@code runtime}
+     * (null: none); one that runs gets its final batch. Either way the file is marked as ended with
+     * its JVM. Returns how it stood.
      */
-    public static Ending shutdown() {
+    public static Ending shutdown(Recorded runtime) {
         closing = true;
+        Thread waiting = periodic;
+        if (waiting != null) {
+            LockSupport.unpark(waiting);
+        }
         boolean locked = false;
         try {
             locked = LOCK.tryLock(SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS);
@@ -236,10 +316,19 @@ public final class Recorder {
                 return Ending.STILL_STARTING;
             }
             if (!started) {
-                return Ending.NOT_STARTED;
-            }
-            if (periodic != null) {
-                LockSupport.unpark(periodic);
+                if (!asked && runtime != null && runtime.config().reportFile() != null) {
+                    asked = true;
+                    toStart = runtime;
+                }
+                if (toStart == null) {
+                    return Ending.NOT_STARTED;
+                }
+                try {
+                    startNow(true);
+                } catch (IOException | RuntimeException e) {
+                    Log.once("recorder", "the recording could not be written at the JVM's end: " + e);
+                    return Ending.NOT_STARTED;
+                }
             }
             try {
                 if (!layoutRecorded) {
@@ -263,7 +352,7 @@ public final class Recorder {
     public enum Ending {
         /** It ran, and its end is written. */
         RECORDED,
-        /** It had not started; it never will. */
+        /** None was asked for ({@code report.file: none}), or it could not be written; said already. */
         NOT_STARTED,
         /** It was starting and did not finish within {@link #SHUTDOWN_WAIT_MS}; the JVM ends without it. */
         STILL_STARTING
@@ -314,11 +403,7 @@ public final class Recorder {
         @Override
         public void refused(int size, int site, String reason, boolean fellBack) {
             try {
-                AllocationRefusedEvent e = new AllocationRefusedEvent();
-                e.size = size;
-                e.reason = reason;
-                e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
-                e.site = sites.name(site);
+                AllocationRefusedEvent e = refusal(size, sites.name(site), reason, fellBack);
                 out.add(e, EventFile.callerStack());
                 JfrMirror.commit(e);
             } catch (RuntimeException x) {
@@ -326,6 +411,15 @@ public final class Recorder {
                 Log.once("recording-refusal", "a refusal could not be recorded: " + x);
             }
         }
+    }
+
+    static AllocationRefusedEvent refusal(int size, String site, String reason, boolean fellBack) {
+        AllocationRefusedEvent e = new AllocationRefusedEvent();
+        e.size = size;
+        e.reason = reason;
+        e.outcome = fellBack ? EventNames.OUTCOME_FALLBACK : EventNames.OUTCOME_FAILED;
+        e.site = site;
+        return e;
     }
 
     /** The final batch of every chunk of a JFR recording someone else runs in this JVM. */

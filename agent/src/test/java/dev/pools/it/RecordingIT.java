@@ -272,7 +272,33 @@ class RecordingIT {
         Forked.Result r = Forked.app(dir, agent(), RecordedWorkload.class, "refuse");
         assertEquals(0, r.exit(), r.toString());
         assertEquals(List.of("served 3145728"), r.out().lines().toList(), "the fallback served it");
-        List<RecordedEvent> refused = RecordingFile.readAllEvents(recording()).stream()
+        assertOneRefusalWithItsStack(recording());
+    }
+
+    /**
+     * A refusal before the recording's file exists (it is created one report.period in, here a minute,
+     * so at the JVM's end) is kept with its thread and stack and written when the recording starts.
+     * Before, refusals until the recording's start were only counted, and a JVM that ended before
+     * that start wrote no recording at all.
+     */
+    @Test
+    void a_refusal_before_the_recording_starts_is_kept_and_a_short_jvm_is_recorded_whole() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT.replace("period: 200 ms", "period: 1 min"));
+        Forked.Result r =
+                Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), RecordedWorkload.class, "refuse-now");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(List.of("served 3145728"), r.out().lines().toList(), "the fallback served it");
+        assertEquals("", r.err(), "nothing to say");
+        assertOneRefusalWithItsStack(recording());
+        Forked.Result report =
+                Forked.cli(dir, "report", recording().getFileName().toString());
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("layout sliced"), report.out());
+        assertFalse(report.out().contains("recovered"), "the file was ended with its JVM: " + report.out());
+    }
+
+    private static void assertOneRefusalWithItsStack(Path recording) throws Exception {
+        List<RecordedEvent> refused = RecordingFile.readAllEvents(recording).stream()
                 .filter(e -> e.getEventType().getName().equals("pools.AllocationRefused"))
                 .toList();
         assertEquals(1, refused.size());
@@ -291,7 +317,7 @@ class RecordingIT {
                 frames.contains("it.host.Tensors#allocate")
                         && frames.contains(RecordedWorkload.class.getName() + "#main"),
                 frames.toString());
-        List<RecordedEvent> usage = RecordingFile.readAllEvents(recording()).stream()
+        List<RecordedEvent> usage = RecordingFile.readAllEvents(recording).stream()
                 .filter(x -> x.getEventType().getName().equals("pools.Usage"))
                 .sorted(Comparator.comparing(RecordedEvent::getEndTime))
                 .toList();

@@ -16,7 +16,8 @@ import java.util.List;
  * A workload for the recording tests. {@code normal} and {@code exit}: allocate, release some, print
  * what the API reports, then return from main or call {@code System.exit(3)}. {@code threads}: four
  * threads allocate and release without end, each holding at most eight buffers; once steady the
- * program says so, and the test stops it with SIGTERM. {@code refuse}: one request no pool takes.
+ * program says so, and the test stops it with SIGTERM. {@code refuse}: one request no pool takes;
+ * {@code refuse-now} the same without waiting for the recording to start.
  */
 public final class RecordedWorkload {
 
@@ -24,7 +25,9 @@ public final class RecordedWorkload {
     static final List<ByteBuffer> HELD = new ArrayList<>();
 
     public static void main(String[] args) throws Exception {
-        awaitRecording();
+        if (!args[0].endsWith("-now")) {
+            awaitRecording();
+        }
         switch (args[0]) {
             case "normal", "exit" -> {
                 List<ByteBuffer> held = HELD;
@@ -47,7 +50,7 @@ public final class RecordedWorkload {
                 System.out.println("held " + held.size());
             }
             case "threads" -> threads();
-            case "refuse" -> {
+            case "refuse", "refuse-now" -> {
                 ByteBuffer big = Tensors.allocate(3 << 20);
                 System.out.println("served " + big.capacity());
             }
@@ -55,7 +58,7 @@ public final class RecordedWorkload {
         }
     }
 
-    /** A real workload runs for longer than the recording takes to start (about half a second); this one waits. */
+    /** A real workload runs for longer than the recording takes to start (one report.period); this one waits. */
     static void awaitRecording() throws InterruptedException {
         for (int i = 0; i < 1000 && !Recorder.started(); i++) {
             Thread.sleep(10);

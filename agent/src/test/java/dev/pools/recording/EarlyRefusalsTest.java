@@ -82,28 +82,32 @@ class EarlyRefusalsTest {
 
     /**
      * Four threads refuse while the recording starts: every refusal ends up once in the file or once
-     * at the live listener, none lost, none twice; the file's are the kept ones.
+     * at the live listener, none lost, none twice. The switch comes once some are kept, while the
+     * threads go on (each refuses 50 times, 200 in all: below what is kept, so none is only counted).
      */
     @Test
     void refusals_racing_the_switch_are_each_recorded_once() throws Exception {
         CallSites sites = new CallSites();
         int site = sites.register("host.Tensors#allocate");
-        for (int round = 0; round < 20; round++) {
+        int perThread = 50;
+        for (int round = 0; round < 30; round++) {
             EarlyRefusals early = new EarlyRefusals(sites);
             Path file = dir.resolve("race-" + round + ".jfr");
             AtomicInteger live = new AtomicInteger();
-            int perThread = 40; // 160 in all: below what is kept
+            AtomicInteger done = new AtomicInteger();
             CountDownLatch go = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 Thread th = new Thread(() -> {
                     try {
                         go.await();
+                        for (int i = 0; i < perThread; i++) {
+                            early.refused(100, site, "r", true);
+                        }
                     } catch (InterruptedException x) {
-                        return;
-                    }
-                    for (int i = 0; i < perThread; i++) {
-                        early.refused(100, site, "r", true);
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        done.incrementAndGet();
                     }
                 });
                 th.start();
@@ -111,6 +115,9 @@ class EarlyRefusalsTest {
             }
             try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
                 go.countDown();
+                while (early.kept() < 20 && done.get() < threads.size()) {
+                    Thread.onSpinWait();
+                }
                 early.forwardTo(out, new Counting(live));
                 for (Thread th : threads) {
                     th.join();

@@ -4,6 +4,7 @@ import dev.pools.log.Log;
 import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -29,6 +30,16 @@ public final class EarlyRefusals implements AllocationListener {
     private AllocationListener then;
 
     private record Kept(AllocationRefusedEvent event, List<EventFile.Frame> stack, Thread thread, long ticks) {}
+
+    /** By {@link System#nanoTime}, which may wrap: compared by difference. A named class, not a lambda. */
+    private static final class ByTime implements Comparator<Kept> {
+        @Override
+        public int compare(Kept a, Kept b) {
+            return Long.signum(a.ticks() - b.ticks());
+        }
+    }
+
+    private static final Comparator<Kept> BY_TIME = new ByTime();
 
     public EarlyRefusals(CallSites sites) {
         this.sites = sites;
@@ -69,11 +80,14 @@ public final class EarlyRefusals implements AllocationListener {
     }
 
     /**
-     * Writes the refusals kept so far to {@code out}, in their order, and hands every later one to
+     * Writes the refusals kept so far to {@code out}, in time order, and hands every later one to
      * {@code live}. Once only.
      */
     synchronized void forwardTo(EventFile out, AllocationListener live) {
-        for (Kept k : kept) {
+        // In time order: a thread takes its time before its stack, and another may be kept first meanwhile.
+        List<Kept> inOrder = new ArrayList<>(kept);
+        inOrder.sort(BY_TIME);
+        for (Kept k : inOrder) {
             out.add(k.event(), k.stack(), k.thread(), k.ticks());
         }
         if (dropped > 0) {

@@ -215,7 +215,7 @@ final class EventFile implements Closeable {
         pending.write(event, 0, event.length);
     }
 
-    /** Adds the event that names this JVM, with the JDK's type and field names. */
+    /** Adds the event that names this JVM, with the JDK's type and field names, at the file's start. */
     synchronized void addJvmInformation(
             String jvmName,
             String jvmVersion,
@@ -225,7 +225,9 @@ final class EventFile implements Closeable {
             long pid) {
         Bytes b = new Bytes();
         b.varint(jvmInformation);
-        b.varint(now());
+        // At the file's start, as JFR writes it at each chunk's: a recording whose file was created
+        // later (at its first batch, or at the JVM's end) still spans the time from its start.
+        b.varint(at(startTicks));
         b.varint(0);
         b.string(jvmName);
         b.string(jvmVersion);

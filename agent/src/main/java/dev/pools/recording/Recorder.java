@@ -191,16 +191,17 @@ public final class Recorder {
         if (!atEnd) {
             delayForTests(LAYOUT_DELAY_PROPERTY);
         }
-        // The layout first: a recording without it cannot be reported (the final batch records it
-        // for a JVM that ends before the listener did). Then the refusals kept until now and those
-        // to come; and only then is the recording said to run, so that whoever waits for started()
-        // misses none of its events.
-        runtime.addInstallListener(new Layouts(out));
+        // The refusals kept until now, in their own time order: after the JVM's event (at the file's
+        // start, which is the agent's) and before anything else. Then the layout: a recording
+        // without it cannot be reported (the final batch records it for a JVM that ends before the
+        // listener did). Then the refusals to come; and only then is the recording said to run, so
+        // that whoever waits for started() misses none of its events.
         Refusals live = new Refusals(out, allocator.sites());
         EarlyRefusals early = runtime.earlyRefusals();
         if (early != null) {
             early.forwardTo(out, live);
         }
+        runtime.addInstallListener(new Layouts(out));
         runtime.setRefusalListener(live);
         // The timeline starts with the recording: a first batch now, so that even a JVM that ends
         // within its first period has two points of it, this one and the final batch. None when

@@ -11,8 +11,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -290,6 +292,15 @@ class RecordingIT {
         assertEquals(List.of("served 3145728"), r.out().lines().toList(), "the fallback served it");
         assertEquals("", r.err(), "nothing to say");
         assertOneRefusalWithItsStack(recording());
+        // The file spans the time from the agent's start: the JVM's event is at that start (as JFR
+        // writes it at a chunk's), not at the file's creation after the refusal.
+        Map<String, Instant> first = new HashMap<>();
+        for (RecordedEvent e : RecordingFile.readAllEvents(recording())) {
+            first.merge(e.getEventType().getName(), e.getStartTime(), (a, b) -> a.isBefore(b) ? a : b);
+        }
+        assertTrue(first.get("jdk.JVMInformation").isBefore(first.get("pools.AllocationRefused")), first.toString());
+        // And at its own time, before the file was created (with its layout, at the JVM's end).
+        assertTrue(first.get("pools.AllocationRefused").isBefore(first.get("pools.Layout")), first.toString());
         Forked.Result report =
                 Forked.cli(dir, "report", recording().getFileName().toString());
         assertEquals(0, report.exit(), report.toString());

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.pools.memory.CallSites;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,16 +34,23 @@ class CallSiteRewriterTest {
     /** Every class file of the running JDK that names allocateDirect, by name. */
     private static Map<String, byte[]> jdkCallers() throws IOException {
         Map<String, byte[]> found = new TreeMap<>();
+        for (byte[] b : jdkClassFiles().values()) {
+            if (CallSiteRewriter.mayCall(b)) {
+                found.put(new ClassReader(b).getClassName(), b);
+            }
+        }
+        return found;
+    }
+
+    /** Every class file of the running JDK (module-info apart), by its path in the image. */
+    private static Map<String, byte[]> jdkClassFiles() throws IOException {
+        Map<String, byte[]> found = new TreeMap<>();
         FileSystem jrt = FileSystems.getFileSystem(URI.create("jrt:/"));
         try (Stream<Path> files = Files.walk(jrt.getPath("/modules"))) {
             for (Path p : (Iterable<Path>) files::iterator) {
                 String name = p.toString();
-                if (!name.endsWith(".class") || name.endsWith("module-info.class")) {
-                    continue;
-                }
-                byte[] b = Files.readAllBytes(p);
-                if (CallSiteRewriter.mayCall(b)) {
-                    found.put(new ClassReader(b).getClassName(), b);
+                if (name.endsWith(".class") && !name.endsWith("module-info.class")) {
+                    found.put(name, Files.readAllBytes(p));
                 }
             }
         }
@@ -110,6 +119,58 @@ class CallSiteRewriterTest {
         }
         // The JDK calls allocateDirect from sun.nio.ch and elsewhere: a corpus of real class files.
         assertTrue(substituted >= 3, "call sites found in the JDK: " + substituted + " in " + callers.keySet());
+    }
+
+    /**
+     * The pre-check, on every class file of the running JDK: it passes every class with a call to
+     * allocateDirect (ASM's decoding says which), and a class it passes holds the name's bytes. A class
+     * file cut short, or with a constant of a tag it does not know, passes, without an exception.
+     */
+    @Test
+    void the_pre_check_passes_every_caller_of_the_jdk_and_whatever_it_cannot_walk() throws Exception {
+        byte[] name = CallSiteRewriter.NAME.getBytes(StandardCharsets.US_ASCII);
+        int classes = 0;
+        int passed = 0;
+        int callers = 0;
+        byte[] some = null;
+        for (Map.Entry<String, byte[]> f : jdkClassFiles().entrySet()) {
+            String file = f.getKey();
+            byte[] b = f.getValue();
+            classes++;
+            boolean may = CallSiteRewriter.mayCall(b);
+            boolean calls = calls(b).values().stream().anyMatch(c -> c.get(1) > 0);
+            if (calls) {
+                callers++;
+                assertTrue(may, file + " calls allocateDirect");
+            }
+            if (may) {
+                passed++;
+                assertTrue(contains(b, name), file + " passed without the name's bytes");
+            }
+            if (some == null && b.length > 64) {
+                some = b;
+            }
+        }
+        assertTrue(callers >= 3 && passed >= callers && passed < classes / 10, callers + " " + passed + " " + classes);
+        for (int cut : new int[] {9, 11, 40, some.length / 2}) {
+            assertTrue(CallSiteRewriter.mayCall(Arrays.copyOf(some, cut)), "cut at " + cut);
+        }
+        byte[] unknownTag = some.clone();
+        unknownTag[10] = 2; // no constant has tag 2
+        assertTrue(CallSiteRewriter.mayCall(unknownTag));
+    }
+
+    private static boolean contains(byte[] b, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= b.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (b[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     /** The start-up warm-up rewrites the class it makes: ASM's classes are then loaded off the main thread. */

@@ -26,14 +26,16 @@ import java.util.function.Consumer;
  * Writes what the pools hold to a JFR recording (CONTRACT.md §3), with the agent's own writer
  * ({@link EventFile}): the JDK's Flight Recorder is not started for it.
  *
- * <p>The file is created when the recording starts, with the JVM's identity ({@code
- * jdk.JVMInformation}), the layout and a first batch. Then every {@code report.period}, on a thread of its
- * own, one
- * batch (a {@code pools.PoolReport} per pool and a {@code pools.Usage}) and a {@code
- * pools.ProcessMemory} are appended, and the file's header made to count them; refusals join the next
- * batch. When the JVM shuts down (normal exit, {@code System.exit}, SIGTERM) the final batch follows,
- * with the call sites and request-size histograms, and the file is marked as ended with its JVM. A JVM
- * killed with SIGKILL leaves the file as of its last batch.
+ * <p>The file is created when the recording starts, one {@code report.period} after the agent (see
+ * {@link #start}), with the JVM's identity ({@code jdk.JVMInformation}, at the file's start, which is
+ * the agent's), the refusals kept until then ({@link EarlyRefusals}), the layout and a first batch.
+ * Then every {@code report.period}, on a thread of its own, one batch (a {@code pools.PoolReport}
+ * per pool and a {@code pools.Usage}) and a {@code pools.ProcessMemory} are appended, and the file's
+ * header made to count them; refusals join the next batch. When the JVM shuts down (normal exit,
+ * {@code System.exit}, SIGTERM) the final batch follows, with the call sites and request-size
+ * histograms, and the file is marked as ended with its JVM; a JVM that ends before its recording
+ * started has it written whole then. A JVM killed with SIGKILL leaves the file as of its last batch,
+ * and none before its first.
  *
  * <p>Every event is also committed to JFR, so that a user's own JFR recording may include them (it
  * costs nothing when none runs).
@@ -56,8 +58,9 @@ public final class Recorder {
     private static volatile boolean started;
 
     /**
-     * Start and shutdown exclude each other: a recording starts whole, before the JVM's end, or not
-     * at all. The shutdown hook waits for a start in progress at most {@link #SHUTDOWN_WAIT_MS}.
+     * Start and shutdown exclude each other: a recording starts whole, on its thread or in the
+     * shutdown hook, never twice. The shutdown hook waits for a start in progress at most
+     * {@link #SHUTDOWN_WAIT_MS}.
      */
     private static final ReentrantLock LOCK = new ReentrantLock();
 

@@ -5,6 +5,7 @@ import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -67,17 +68,24 @@ final class ReportCommand implements Callable<Integer> {
         return ExitStatus.DONE;
     }
 
+    /**
+     * How long a recording spans, as the HTML report says it: tenths of a second below a minute when
+     * they count (a JVM recorded whole at its end spans less than its first period), then minutes.
+     */
+    static String span(Instant start, Instant end) {
+        return Charts.elapsed(Duration.between(start, end).toMillis() / 1000.0);
+    }
+
     static String text(RecordingSummary s, int top) {
         StringBuilder b = new StringBuilder();
-        long seconds = Duration.between(s.start, s.end).toSeconds();
         b.append(s.file)
                 .append(": ")
                 .append(TIME.format(s.start))
                 .append(" to ")
                 .append(TIME.format(s.end))
                 .append(" (")
-                .append(seconds)
-                .append(" s), layout ")
+                .append(span(s.start, s.end))
+                .append("), layout ")
                 .append(s.layoutKind)
                 .append(" (")
                 .append(s.layoutOrigin())

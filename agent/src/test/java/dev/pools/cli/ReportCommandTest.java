@@ -14,6 +14,7 @@ import dev.pools.recording.RecordingFixture;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,18 @@ class ReportCommandTest {
                 "collections:       2 made by the pools for a full pool, 142 ms waited in pool 1"
                         + " (buffers left to the collector, under a cap)\n",
                 b.toString());
+    }
+
+    /**
+     * The span in the report's first line, as the HTML report gives it: a JVM recorded whole at its
+     * end, under a second, is not "0 s"; a long one is in minutes.
+     */
+    @Test
+    void the_span_has_tenths_below_a_minute_and_minutes_above() {
+        Instant t = Instant.parse("2026-12-05T01:25:50.100Z");
+        assertEquals("0.9 s", ReportCommand.span(t, t.plusMillis(900)));
+        assertEquals("3 s", ReportCommand.span(t, t.plusMillis(3_000)));
+        assertEquals("12 min 5 s", ReportCommand.span(t, t.plusSeconds(725)));
     }
 
     @Test

@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  * Writes what the pools hold to a JFR recording (CONTRACT.md §3), with the agent's own writer
  * ({@link EventFile}): the JDK's Flight Recorder is not started for it.
  *
- * <p>The file is created when the recording starts, one {@code report.period} after the agent (see
+ * <p>The file is created when the recording starts, one {@code report.period} after the agent but at
+ * most one second (see
  * {@link #start}), with the JVM's identity ({@code jdk.JVMInformation}, at the file's start, which is
  * the agent's), the refusals kept until then ({@link EarlyRefusals}), the layout and a first batch.
  * Then every {@code report.period}, on a thread of its own, one batch (a {@code pools.PoolReport}
@@ -65,6 +66,12 @@ public final class Recorder {
     private static final ReentrantLock LOCK = new ReentrantLock();
 
     public static final long SHUTDOWN_WAIT_MS = 5_000;
+
+    /**
+     * The latest the recording starts after the agent, whatever its period: a JVM killed (SIGKILL, the
+     * OOM killer) later than this leaves a file with its layout and first batch.
+     */
+    static final long START_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * For tests only: milliseconds the start waits, holding the lock and past its last look at
@@ -110,8 +117,8 @@ public final class Recorder {
 
     /**
      * Starts the recording the configuration asks for; does nothing with {@code report.file: none}.
-     * The file is created when its first batch is due, one {@code report.period} from now, on the
-     * recording's own thread, or at the JVM's end if that comes first ({@link #shutdown}): the
+     * The file is created when its first batch is due, one {@code report.period} from now but
+     * at most {@link #START_AT_MOST_NANOS}, on the recording's own thread, or at the JVM's end if that comes first ({@link #shutdown}): the
      * recording's own start-up (its classes, the file's declarations, the JVM's beans) then stays out
      * of the application's. Refusals before it are kept ({@link EarlyRefusals}); peaks are the pools'
      * own counters. With {@code report.period: 0} the file is created now.
@@ -232,7 +239,10 @@ public final class Recorder {
                 FileNames.pid());
     }
 
-    /** The thread that starts the recording one {@code report.period} in, then appends a batch every period. */
+    /**
+     * The thread that starts the recording one {@code report.period} in (at most {@link
+     * #START_AT_MOST_NANOS}), then appends a batch every period from the agent's start.
+     */
     private static final class Periodic extends Thread {
         private final long periodNanos;
 
@@ -244,7 +254,8 @@ public final class Recorder {
 
         @Override
         public void run() {
-            long next = System.nanoTime() + periodNanos;
+            long origin = System.nanoTime();
+            long next = origin + Math.min(periodNanos, START_AT_MOST_NANOS);
             if (!awaitUntil(next)) {
                 return; // the JVM's end starts the recording
             }
@@ -261,6 +272,9 @@ public final class Recorder {
             EventFile out = file;
             PoolAllocator allocator = pools;
             ProcessMemory sampler = memory;
+            if (next - origin < periodNanos) {
+                next = origin; // started early for a long period: the batches keep to the period from the agent's start
+            }
             while (true) {
                 next += periodNanos;
                 if (next - System.nanoTime() < 0) {

@@ -159,8 +159,12 @@ class RecordingIT {
     private record Steady(Process process, List<String> api) {}
 
     private Steady startSteadyThreads() throws Exception {
+        return startSteadyThreads(agent());
+    }
+
+    private Steady startSteadyThreads(List<String> agent) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Forked.java()));
-        cmd.addAll(agent());
+        cmd.addAll(agent);
         cmd.addAll(List.of("-cp", Forked.TEST_CLASSES.toString(), RecordedWorkload.class.getName(), "threads"));
         Process p = new ProcessBuilder(cmd)
                 .directory(dir.toFile())
@@ -210,16 +214,19 @@ class RecordingIT {
         // times the file grew) hold one taken after it.
         long size = -1;
         int grew = 0;
-        for (int i = 0; i < 2400 && grew < 3; i++) {
-            long now = Files.exists(file) ? Files.size(file) : 0;
-            if (size >= 0 && now > size) {
-                grew++;
+        try {
+            for (int i = 0; i < 2400 && grew < 3; i++) {
+                long now = Files.exists(file) ? Files.size(file) : 0;
+                if (size >= 0 && now > size) {
+                    grew++;
+                }
+                size = now;
+                Thread.sleep(50);
             }
-            size = now;
-            Thread.sleep(50);
+        } finally {
+            p.destroyForcibly(); // SIGKILL
         }
         assertEquals(3, grew, "the recording grew three times");
-        p.destroyForcibly(); // SIGKILL
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(137, p.exitValue(), "killed by SIGKILL");
         assertFalse(Files.exists(dir.resolve(file.getFileName() + ".d")), "no repository folder");
@@ -267,6 +274,49 @@ class RecordingIT {
                 out);
         assertTrue(out.lines().anyMatch(l -> l.matches(" +run-\\d+\\.jfr +\\d+ .* complete .*")), out);
         assertTrue(out.lines().anyMatch(l -> l.matches(" +fleet maximum .* \\d+ / \\d+ +0 +0")), out);
+    }
+
+    /**
+     * With a long report.period (here a minute) the recording still starts within a second: a JVM
+     * killed after that leaves a file with its layout and a first batch. Before, the file was created
+     * one period in, and a JVM killed sooner left none.
+     */
+    @Test
+    void a_jvm_killed_within_a_long_first_period_leaves_its_layout_and_a_first_batch() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT.replace("period: 200 ms", "period: 1 min"));
+        Steady steady = startSteadyThreads(List.of(Forked.agent(Path.of("layout.yaml"))));
+        Process p = steady.process();
+        Path file = dir.resolve("run-" + p.pid() + ".jfr");
+        // Until the file holds whole batches with the layout: a reader sees whole batches only.
+        boolean layout = false;
+        try {
+            for (int i = 0; i < 600 && !layout; i++) {
+                Thread.sleep(50);
+                layout = Files.exists(file) && hasLayout(file);
+            }
+        } finally {
+            p.destroyForcibly(); // SIGKILL
+        }
+        assertTrue(layout, "the recording started within 30 s, half its period");
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(137, p.exitValue(), "killed by SIGKILL");
+
+        Forked.Result report = Forked.cli(dir, "report", file.toString());
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(
+                report.out().contains("recovered from " + file + ": its JVM did not end the recording"), report.out());
+        assertTrue(
+                report.out().lines().anyMatch(l -> l.matches(" +0 +sliced +256 KiB +16 KiB +none .*")), report.out());
+        assertTrue(report.out().lines().anyMatch(l -> l.matches(" +1 +sliced +1 MiB +1 MiB +none .*")), report.out());
+    }
+
+    private static boolean hasLayout(Path file) {
+        try {
+            return RecordingFile.readAllEvents(file).stream()
+                    .anyMatch(e -> e.getEventType().getName().equals("pools.Layout"));
+        } catch (Exception e) {
+            return false; // not yet a recording
+        }
     }
 
     @Test

@@ -168,10 +168,11 @@ public final class PoolsAgent {
             runtime.shutdown();
             // Pools whose JDK internals are out of reach run nothing, and record nothing (said at start).
             Recorded recordable = PoolAllocator.unavailableBecause() == null ? runtime : null;
-            if (Recorder.shutdown(recordable) == Recorder.Ending.STILL_STARTING) {
-                Log.info("the JVM ended while the recording was starting, which did not"
+            if (Recorder.shutdown(recordable) == Recorder.Ending.STILL_WRITING) {
+                Log.info("the JVM ended while the recording was starting or writing a batch, which did not"
                         + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
-                        + " s; the JVM ends without it (its file may be missing or empty)");
+                        + " s; the JVM ends without its final batch (the file may be missing, empty, or as of"
+                        + " its last batch)");
             }
         }
     }

@@ -149,9 +149,12 @@ public final class PoolsRuntime implements Recorded {
         return startMillis;
     }
 
-    /** Adds a listener and tells it the layout installed now. */
+    /**
+     * Adds a listener and tells it the layout installed now; under the lock {@link #install} holds, so
+     * that an install at the same time is told to it once, and after the layout it replaces.
+     */
     @Override
-    public void addInstallListener(InstalledLayout.Listener listener) {
+    public synchronized void addInstallListener(InstalledLayout.Listener listener) {
         listeners.add(listener);
         listener.installed(installed());
     }

@@ -86,6 +86,9 @@ public final class Recorder {
      */
     static final String SETUP_DELAY_PROPERTY = "pools.test.recordingSetupDelayMs";
 
+    /** For tests only: milliseconds a periodic batch waits between its pool reports and the rest of it. */
+    static final String BATCH_DELAY_PROPERTY = "pools.test.batchDelayMs";
+
     /** For tests only: milliseconds between the file's creation and its first {@code pools.Layout} event. */
     static final String LAYOUT_DELAY_PROPERTY = "pools.test.layoutEventDelayMs";
 
@@ -172,7 +175,7 @@ public final class Recorder {
             EventFile out = EventFile.create(destination, EVENT_CLASSES, runtime.startTicks(), runtime.startMillis());
             try {
                 begin(runtime, config, runtime.allocator(), sampler, out, atEnd);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 // Not half a recording: no file, and the pools run unrecorded (the caller says so).
                 out.abandon();
                 throw e;
@@ -263,7 +266,7 @@ public final class Recorder {
                 if (!startNow(false)) {
                     return;
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 if (!closing) {
                     Log.once("recorder", "the recording could not start; the pools run unrecorded: " + e);
                 }
@@ -284,16 +287,25 @@ public final class Recorder {
                 if (!awaitUntil(next)) {
                     return;
                 }
+                // Under the lock, as the final batch is written: a batch is whole, and never after the
+                // final one. The JVM's end waits for a batch in progress (at most SHUTDOWN_WAIT_MS).
+                LOCK.lock();
                 try {
+                    if (closing) {
+                        return; // the final batch is the shutdown hook's, and the last
+                    }
                     List<PoolReport> reports = allocator.reports();
                     emitBatch(Recorder.sink(out), allocator, reports);
+                    delayForTests(BATCH_DELAY_PROPERTY);
                     write(out, sampler.sample(allocator.usage(reports)));
                     out.flush();
-                } catch (IOException | RuntimeException e) {
+                } catch (IOException | RuntimeException | Error e) {
                     if (!closing) {
                         Log.once("recording-write", "the recording stopped: " + e);
                     }
                     return;
+                } finally {
+                    LOCK.unlock();
                 }
             }
         }
@@ -331,7 +343,7 @@ public final class Recorder {
         }
         try {
             if (!locked) {
-                return Ending.STILL_STARTING;
+                return Ending.STILL_WRITING;
             }
             if (!started) {
                 if (!asked && runtime != null && runtime.config().reportFile() != null) {
@@ -343,7 +355,7 @@ public final class Recorder {
                 }
                 try {
                     startNow(true);
-                } catch (IOException | RuntimeException e) {
+                } catch (IOException | RuntimeException | Error e) {
                     Log.once("recorder", "the recording could not be written at the JVM's end: " + e);
                     return Ending.NOT_STARTED;
                 }
@@ -355,7 +367,7 @@ public final class Recorder {
                 }
                 emitFinal(sink(file), pools, memory);
                 file.close();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 Log.once("recording-write", "the recording's end could not be written: " + e);
             }
             return Ending.RECORDED;
@@ -372,8 +384,11 @@ public final class Recorder {
         RECORDED,
         /** None was asked for ({@code report.file: none}), or it could not be written; said already. */
         NOT_STARTED,
-        /** It was starting and did not finish within {@link #SHUTDOWN_WAIT_MS}; the JVM ends without it. */
-        STILL_STARTING
+        /**
+         * It was starting, or writing a batch, and did not finish within {@link #SHUTDOWN_WAIT_MS}; the
+         * JVM ends without its final batch.
+         */
+        STILL_WRITING
     }
 
     private static void delayForTests(String property) {

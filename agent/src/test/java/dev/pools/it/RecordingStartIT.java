@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.pools.it.apps.EndDuringRecordingStart;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,6 +73,40 @@ class RecordingStartIT {
         assertEquals(0, report.exit(), report.toString());
         assertTrue(report.out().contains("layout sliced"), report.out());
         assertFalse(report.out().contains("recovered"), "the file was ended with its JVM: " + report.out());
+    }
+
+    /**
+     * A JVM that ends while a periodic batch is being written: the JVM's end waits for that batch, and
+     * the final batch comes after it, whole. Before, the shutdown hook wrote the final batch and closed
+     * the file at once: the batch in progress was cut (its pool reports without their usage), or landed
+     * after the final batch and passed for the JVM's last state. A test hook holds the batch open for
+     * 2 s, between its pool reports and the rest.
+     */
+    @Test
+    void a_jvm_that_ends_during_a_batch_has_that_batch_whole_and_the_final_batch_last() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT + "  period: 50 ms\n");
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Dpools.test.batchDelayMs=2000"),
+                EndDuringRecordingStart.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("ending during the recording's start"), r.toString());
+        assertTrue(r.err().isBlank(), r.toString());
+
+        // In the file's order: each batch is one pool report (one pool), its usage and the process's
+        // memory. Three batches: the first (at the start), the one held, and the final one.
+        List<String> order = new ArrayList<>();
+        for (RecordedEvent e : RecordingFile.readAllEvents(dir.resolve("run.jfr"))) {
+            String name = e.getEventType().getName();
+            if (name.equals("pools.PoolReport") || name.equals("pools.Usage") || name.equals("pools.ProcessMemory")) {
+                order.add(name.substring("pools.".length()));
+            }
+        }
+        String batch = "PoolReport Usage ProcessMemory";
+        assertEquals(
+                String.join(" ", batch, batch, batch),
+                String.join(" ", order),
+                "the first batch, the one held, then the final batch, each whole");
     }
 
     private Forked.Result endDuringStart(String property) throws Exception {

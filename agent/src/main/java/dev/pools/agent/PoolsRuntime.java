@@ -159,6 +159,11 @@ public final class PoolsRuntime implements Recorded {
         listener.installed(installed());
     }
 
+    @Override
+    public synchronized void tellInstalled(InstalledLayout.Listener listener) {
+        listener.installed(installed());
+    }
+
     /** Installs a layout; on success records it. The previous layout stays on any refusal. */
     public synchronized void install(MemoryPoolLayout layout, InstalledLayout.Source source)
             throws InstallMemoryPoolsException {

@@ -86,7 +86,7 @@ final class SuggestCommand implements Callable<Integer> {
             }
             String file = reportFile.trim().equals(PoolsConfig.NO_REPORT) ? null : reportFile.trim();
             config = config.withReport(new PoolsConfig.Report(
-                    file, config.reportPeriod(), config.report().trace()));
+                    file, config.reportPeriod(), config.report().trace(), config.reportMaxSize()));
         }
         PageFit.Search search = null;
         if (fit != null && !fit.isEmpty()) {
@@ -96,7 +96,8 @@ final class SuggestCommand implements Callable<Integer> {
             }
             search = PageFit.search(traces, recordedSliced(first));
             // Tracing serializes allocations: it is for measuring runs, not for the capped one.
-            config = config.withReport(new PoolsConfig.Report(config.reportFile(), config.reportPeriod(), null));
+            config = config.withReport(
+                    new PoolsConfig.Report(config.reportFile(), config.reportPeriod(), null, config.reportMaxSize()));
         }
         String text = new CappedLayout(config, runs, extra, search).write();
         try {

@@ -41,7 +41,7 @@ public final class LayoutFile {
     static final List<String> LAYOUT_KEYS = List.of("layout", "pools", "max_page_size");
     static final List<String> POOL_KEYS = List.of("page_size", "max_slice", "pages");
     static final List<String> INTERCEPT_KEYS = List.of("packages");
-    static final List<String> REPORT_KEYS = List.of("file", "period", "trace");
+    static final List<String> REPORT_KEYS = List.of("file", "period", "trace", "max_size");
     static final List<String> LAYOUT_KINDS = List.of("sliced", "direct", "host", "sub-slices", "exclusive-pages");
 
     /** Aliases to lists or mappings allowed in one file: a guard against alias bombs, as SnakeYAML's own. */
@@ -156,6 +156,7 @@ public final class LayoutFile {
         String file = d.reportFile();
         Duration period = d.reportPeriod();
         String trace = null;
+        long maxSize = d.reportMaxSize();
         if (top.containsKey("report")) {
             Map<String, YamlNode> m = mapping(top.get("report"), "report.", "report", REPORT_KEYS);
             if (m.containsKey("file")) {
@@ -167,9 +168,18 @@ public final class LayoutFile {
             if (m.containsKey("trace")) {
                 trace = fileName(m.get("trace"), "report.trace", "trace-%p.txt");
             }
+            if (m.containsKey("max_size")) {
+                maxSize = maxSize(m.get("max_size"));
+            }
         }
         return new PoolsConfig(
-                source, layout, intercept, release, onExhausted, poison, new PoolsConfig.Report(file, period, trace));
+                source,
+                layout,
+                intercept,
+                release,
+                onExhausted,
+                poison,
+                new PoolsConfig.Report(file, period, trace, maxSize));
     }
 
     private MemoryPoolLayout layout(String kind, Map<String, YamlNode> top) throws LayoutException {
@@ -343,6 +353,22 @@ public final class LayoutFile {
                 node,
                 "unknown value '" + v + "' for " + key + (near == null ? "" : " (did you mean '" + near + "'?)")
                         + "; expected " + String.join(", ", values));
+    }
+
+    /** {@code report.max_size}: a size of at least {@link PoolsConfig#MIN_REPORT_MAX_SIZE}, or none (0). */
+    private long maxSize(YamlNode node) throws LayoutException {
+        if (node instanceof Scalar s && s.value().equals(PoolsConfig.NO_REPORT)) {
+            return 0;
+        }
+        long v = size(node, "report.max_size");
+        if (v < PoolsConfig.MIN_REPORT_MAX_SIZE) {
+            throw error(
+                    node,
+                    "report.max_size: " + Layouts.describe(v) + " is less than "
+                            + Layouts.describe(PoolsConfig.MIN_REPORT_MAX_SIZE)
+                            + ", the least a file needs (or none: the file grows for as long as the JVM runs)");
+        }
+        return v;
     }
 
     private Duration duration(YamlNode node, String key) throws LayoutException {

@@ -53,6 +53,11 @@ public final class LayoutPrinter {
                 .append(c.reportFile() == null ? PoolsConfig.NO_REPORT : c.reportFile())
                 .append('\n');
         b.append("  period: ").append(Quantities.duration(c.reportPeriod())).append('\n');
+        if (c.reportMaxSize() != PoolsConfig.DEFAULT_REPORT_MAX_SIZE) {
+            b.append("  max_size: ")
+                    .append(c.reportMaxSize() == 0 ? PoolsConfig.NO_REPORT : Layouts.describe(c.reportMaxSize()))
+                    .append('\n');
+        }
         if (c.report().trace() != null) {
             b.append("  trace: ").append(c.report().trace()).append('\n');
         }

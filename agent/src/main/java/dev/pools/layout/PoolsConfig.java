@@ -41,8 +41,22 @@ public record PoolsConfig(
      * @param file   the recording's file name pattern ({@code %p}, {@code %t}); null: no recording
      * @param period timeline resolution; zero: only at the end
      * @param trace  where to write every allocation and release, for replaying offline; null: nowhere
+     * @param maxSize the size at which the recording's file is set aside as {@code <file>.1} and a new
+     *                one begun; 0: none (the file grows for as long as the JVM runs)
      */
-    public record Report(String file, Duration period, String trace) {}
+    public record Report(String file, Duration period, String trace, long maxSize) {
+
+        /** A recording with the default {@code max_size}. */
+        public Report(String file, Duration period, String trace) {
+            this(file, period, trace, DEFAULT_REPORT_MAX_SIZE);
+        }
+    }
+
+    /** The default {@code report.max_size}: at a batch a second and the {@code host} layout, about a day and a half. */
+    public static final long DEFAULT_REPORT_MAX_SIZE = 32L << 20;
+
+    /** The smallest {@code report.max_size}: a file's declarations and a few batches. */
+    public static final long MIN_REPORT_MAX_SIZE = 64L << 10;
 
     /** What the agent runs with when it is given no file. */
     public static PoolsConfig defaults() {
@@ -73,6 +87,11 @@ public record PoolsConfig(
 
     public Duration reportPeriod() {
         return report.period();
+    }
+
+    /** {@code report.max_size} in bytes; 0: none. */
+    public long reportMaxSize() {
+        return report.maxSize();
     }
 
     /** When a slice goes back to its pool (docs/POOLS.md §4, docs/HOSTS.md §3). */

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -107,7 +108,7 @@ final class EventFile implements Closeable {
     private record EventClass(long id, boolean stackTrace) {}
 
     private final FileChannel channel;
-    private final Path path;
+    private Path path;
     private final Map<Class<?>, EventClass> classes = new HashMap<>();
     private final long jvmInformation;
     private final long startTicks;
@@ -183,10 +184,15 @@ final class EventFile implements Closeable {
 
     /**
      * Adds an event with a stack, top frame first, of which the first {@link #STACK_DEPTH} frames are
-     * kept; for an event class with stacks, the calling thread is the event's thread.
+     * kept; for an event class with stacks, the calling thread is the event's thread. False once the
+     * file is closed: nothing was added.
      */
-    synchronized void add(FileEvent e, List<Frame> stack) {
+    synchronized boolean add(FileEvent e, List<Frame> stack) {
+        if (closed) {
+            return false;
+        }
         add(e, stack, Thread.currentThread(), now());
+        return true;
     }
 
     /**
@@ -262,6 +268,22 @@ final class EventFile implements Closeable {
             closed = true;
             channel.close();
         }
+    }
+
+    /** Bytes in the file: what its header counts. */
+    synchronized long length() {
+        return size;
+    }
+
+    /** Where the file is. */
+    synchronized Path path() {
+        return path;
+    }
+
+    /** Renames the file to {@code target} (replacing any file there); it stays open, and is written there. */
+    synchronized void moveTo(Path target) throws IOException {
+        Files.move(path, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        path = target;
     }
 
     /** For a recording that could not start whole: closes the file and deletes it; nothing is added after. */

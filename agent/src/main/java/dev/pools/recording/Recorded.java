@@ -29,4 +29,7 @@ public interface Recorded {
 
     /** Adds a listener and tells it the layout installed now. */
     void addInstallListener(InstalledLayout.Listener listener);
+
+    /** Tells {@code listener} the layout installed now, under the lock installs hold; does not add it. */
+    void tellInstalled(InstalledLayout.Listener listener);
 }

@@ -103,8 +103,15 @@ public final class Recorder {
     /** Whether a recording was asked for, by {@link #start} or at the JVM's end; under {@link #LOCK}. */
     private static boolean asked;
 
-    /** The running recording's file, its pools and its memory sampler; set under {@link #LOCK}. */
-    private static EventFile file;
+    /**
+     * The running recording's file, its pools and its memory sampler; set under {@link #LOCK}. The
+     * file is replaced when it reaches {@code report.max_size} ({@link #rotate}); the host's threads
+     * read it for refusals and installs.
+     */
+    private static volatile EventFile file;
+
+    /** Whether the file is set aside at {@code report.max_size}; false after a failure to, said once. Under {@link #LOCK}. */
+    private static boolean rotating = true;
 
     private static Recorded recorded;
     private static PoolAllocator pools;
@@ -209,12 +216,12 @@ public final class Recorder {
         // without it cannot be reported (the final batch records it for a JVM that ends before the
         // listener did). Then the refusals to come; and only then is the recording said to run, so
         // that whoever waits for started() misses none of its events.
-        Refusals live = new Refusals(out, allocator.sites());
+        Refusals live = new Refusals(allocator.sites());
         EarlyRefusals early = runtime.earlyRefusals();
         if (early != null) {
             early.forwardTo(out, live);
         }
-        runtime.addInstallListener(new Layouts(out));
+        runtime.addInstallListener(new Layouts());
         runtime.setRefusalListener(live);
         // The timeline starts with the recording: a first batch now, so that even a JVM that ends
         // within its first period has two points of it, this one and the final batch. None when
@@ -272,7 +279,6 @@ public final class Recorder {
                 }
                 return;
             }
-            EventFile out = file;
             PoolAllocator allocator = pools;
             ProcessMemory sampler = memory;
             if (next - origin < periodNanos) {
@@ -294,11 +300,16 @@ public final class Recorder {
                     if (closing) {
                         return; // the final batch is the shutdown hook's, and the last
                     }
+                    EventFile out = file;
                     List<PoolReport> reports = allocator.reports();
                     emitBatch(Recorder.sink(out), allocator, reports);
                     delayForTests(BATCH_DELAY_PROPERTY);
                     write(out, sampler.sample(allocator.usage(reports)));
                     out.flush();
+                    long maxSize = recorded.config().reportMaxSize();
+                    if (rotating && maxSize > 0 && out.length() >= maxSize) {
+                        rotate(out, allocator, sampler);
+                    }
                 } catch (IOException | RuntimeException | Error e) {
                     if (!closing) {
                         Log.once("recording-write", "the recording stopped: " + e);
@@ -423,21 +434,39 @@ public final class Recorder {
         }
     }
 
-    /** The layout at the recording's start and at every install. */
-    private record Layouts(EventFile out) implements InstalledLayout.Listener {
+    /** The layout at the recording's start and at every install, in the file of the moment. */
+    private static final class Layouts implements InstalledLayout.Listener {
         @Override
         public void installed(InstalledLayout layout) {
-            emitLayout(out, layout);
+            LayoutEvent e = layoutEvent(layout);
+            addToCurrent(e, null);
+            JfrMirror.commit(e);
+            layoutRecorded = true;
+        }
+    }
+
+    /**
+     * Adds an event to the file of the moment; one that a file set aside at {@code report.max_size}
+     * closed on goes to its successor, whose reference is published before that close.
+     */
+    private static void addToCurrent(FileEvent e, List<EventFile.Frame> stack) {
+        EventFile out = file;
+        while (out != null && !out.add(e, stack)) {
+            EventFile next = file;
+            if (next == out) {
+                return; // closed at the JVM's end: nothing is recorded after the final batch
+            }
+            out = next;
         }
     }
 
     /** Each refusal, with the stack of the code that asked, on the host's thread. */
-    private record Refusals(EventFile out, CallSites sites) implements AllocationListener {
+    private record Refusals(CallSites sites) implements AllocationListener {
         @Override
         public void refused(int size, int site, String reason, boolean fellBack) {
             try {
                 AllocationRefusedEvent e = refusal(size, sites.name(site), reason, fellBack);
-                out.add(e, EventFile.callerStack());
+                addToCurrent(e, EventFile.callerStack());
                 JfrMirror.commit(e);
             } catch (RuntimeException x) {
                 // On the host's thread: never into the host.
@@ -472,12 +501,82 @@ public final class Recorder {
     }
 
     private static void emitLayout(EventFile out, InstalledLayout layout) {
+        write(out, layoutEvent(layout));
+        layoutRecorded = true;
+    }
+
+    private static LayoutEvent layoutEvent(InstalledLayout layout) {
         LayoutEvent e = new LayoutEvent();
         e.kind = layout.kind();
         e.layout = layout.yaml();
         e.source = layout.source().name().toLowerCase(Locale.ROOT);
-        write(out, e);
-        layoutRecorded = true;
+        return e;
+    }
+
+    /**
+     * Sets the file aside as {@code <file>.1} (replacing an older one) and goes on in a new file at its
+     * name; under {@link #LOCK}, after a batch. The new file starts as a recording does (the JVM's
+     * event, the layout in force, a batch) before the old one gets its final batch and is marked as
+     * ended: a JVM killed at any point leaves one of them with everything up to its last batch. The
+     * peaks in either are the pools' own counters since the agent's start. If the file cannot be set
+     * aside, the recording goes on in it, unbounded, and says so once.
+     */
+    private static void rotate(EventFile old, PoolAllocator allocator, ProcessMemory sampler) {
+        Path path = old.path();
+        Path previous = path.resolveSibling(path.getFileName() + ".1");
+        EventFile fresh;
+        try {
+            fresh = EventFile.create(
+                    path.resolveSibling(path.getFileName() + ".next"),
+                    EVENT_CLASSES,
+                    System.nanoTime(),
+                    System.currentTimeMillis());
+        } catch (IOException | RuntimeException e) {
+            stopRotating(e);
+            return;
+        }
+        try {
+            addJvmInformation(fresh);
+            // Under the install lock: an install at the same time goes whole to one file or the other.
+            recorded.tellInstalled(new SwitchTo(fresh));
+            List<PoolReport> reports = allocator.reports();
+            emitBatch(sink(fresh), allocator, reports);
+            write(fresh, sampler.sample(allocator.usage(reports)));
+            fresh.flush();
+        } catch (IOException | RuntimeException e) {
+            Log.once("recording-write", "the recording stopped: " + e);
+        }
+        // Only now renamed: a JVM killed before has the old file at the name, whole up to its last batch.
+        try {
+            old.moveTo(previous);
+            fresh.moveTo(path);
+        } catch (IOException | RuntimeException e) {
+            stopRotating(e);
+            Log.once("recording-rotate-where", "the recording goes on in " + fresh.path());
+        }
+        try {
+            emitFinal(sink(old), allocator, sampler);
+            old.close();
+        } catch (IOException | RuntimeException e) {
+            Log.once("recording-rotate-end", "the end of " + old.path() + " could not be written: " + e);
+        }
+    }
+
+    private static void stopRotating(Exception e) {
+        rotating = false;
+        Log.once(
+                "recording-rotate",
+                "the recording could not be set aside at report.max_size; it goes on in one" + " file, unbounded: "
+                        + e);
+    }
+
+    /** At a rotation: the layout in force goes to the new file, which events go to from then on. */
+    private record SwitchTo(EventFile fresh) implements InstalledLayout.Listener {
+        @Override
+        public void installed(InstalledLayout layout) {
+            emitLayout(fresh, layout);
+            file = fresh;
+        }
     }
 
     static void emitBatch(Consumer<FileEvent> out, PoolAllocator pools, List<PoolReport> reports) {

@@ -310,6 +310,72 @@ class RecordingIT {
         assertTrue(report.out().lines().anyMatch(l -> l.matches(" +1 +sliced +1 MiB +1 MiB +none .*")), report.out());
     }
 
+    /**
+     * With report.max_size, the file is set aside as {@code <file>.1} when it reaches that size and a new
+     * one begun at its name: two files at most, each a whole recording (the JVM's event, the layout,
+     * batches, a final batch, marked as ended) that report reads, and no refusal lost or written twice
+     * across the change, though two threads refuse all the while.
+     */
+    @Test
+    void at_report_max_size_the_file_is_set_aside_whole_and_no_refusal_is_lost_across_the_change() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"), LAYOUT.replace("period: 200 ms", "period: 10 ms\n  max_size: 64 KiB"));
+        Forked.Result r =
+                Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), RecordedWorkload.class, "refuse-many");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("rotations 2"), r.toString());
+        assertEquals("", r.err(), "nothing to say");
+        int refused = Integer.parseInt(r.out()
+                .lines()
+                .filter(l -> l.startsWith("refused "))
+                .findFirst()
+                .orElseThrow()
+                .substring("refused ".length()));
+        Path current = recording();
+        Path previous = current.resolveSibling(current.getFileName() + ".1");
+        assertTrue(Files.exists(previous), previous.toString());
+        try (var files = Files.list(dir)) {
+            List<String> names = files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.startsWith("run-"))
+                    .sorted()
+                    .toList();
+            assertEquals(
+                    List.of(
+                            current.getFileName().toString(),
+                            previous.getFileName().toString()),
+                    names);
+        }
+        List<Integer> numbers = new ArrayList<>();
+        for (Path file : List.of(previous, current)) {
+            // Set aside at the first batch past 64 KiB: what two threads refuse in 10 ms, and the final batch, past it.
+            assertTrue(Files.size(file) < 96 << 10, file + ": " + Files.size(file) + " B");
+            List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+            assertEquals("jdk.JVMInformation", events.get(0).getEventType().getName(), file.toString());
+            assertTrue(
+                    events.stream().anyMatch(e -> e.getEventType().getName().equals("pools.Layout")), file.toString());
+            assertTrue(
+                    events.stream().anyMatch(e -> e.getEventType().getName().equals("pools.CallSite")),
+                    file.toString());
+            for (RecordedEvent e : events) {
+                if (e.getEventType().getName().equals("pools.AllocationRefused")) {
+                    numbers.add((int) (e.getLong("size") - (2 << 20)));
+                }
+            }
+            Forked.Result report = Forked.cli(dir, "report", file.getFileName().toString());
+            assertEquals(0, report.exit(), report.toString());
+            assertFalse(report.out().contains("recovered"), "each file is marked as ended: " + report.out());
+        }
+        // The older refusals went with the first file, replaced at the second change; from then on, all.
+        List<Integer> sorted = numbers.stream().sorted().toList();
+        int first = sorted.get(0);
+        List<Integer> expected = new ArrayList<>();
+        for (int i = first; i < refused; i++) {
+            expected.add(i);
+        }
+        assertTrue(first > 0, "the first file's refusals are gone with it");
+        assertEquals(expected, sorted, "every refusal since, once");
+    }
+
     private static boolean hasLayout(Path file) {
         try {
             return RecordingFile.readAllEvents(file).stream()

@@ -1,6 +1,7 @@
 package dev.pools.layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.pools.api.MemoryPoolLayout;
@@ -51,6 +52,21 @@ class LayoutFileTest {
                         SlicedPool.of(MIB).withMaxSlice(64 << 10).withPages(4),
                         SlicedPool.of(8 * MIB))),
                 fancy.layout());
+    }
+
+    @Test
+    void report_max_size_has_its_default_a_size_or_none_and_prints_back_as_read() throws Exception {
+        assertEquals(
+                PoolsConfig.DEFAULT_REPORT_MAX_SIZE, parse("layout: direct\n").reportMaxSize());
+        assertEquals(32 * MIB, PoolsConfig.defaults().reportMaxSize());
+        PoolsConfig sized = parse("report:\n  max_size: 1 GiB\n");
+        assertEquals(1024 * MIB, sized.reportMaxSize());
+        PoolsConfig none = parse("report:\n  max_size: none\n");
+        assertEquals(0, none.reportMaxSize());
+        // The recorded layout's text reads back to the same setting; the default is not printed.
+        assertEquals(1024 * MIB, parse(LayoutPrinter.printSettings(sized)).reportMaxSize());
+        assertEquals(0, parse(LayoutPrinter.printSettings(none)).reportMaxSize());
+        assertFalse(LayoutPrinter.printSettings(PoolsConfig.defaults()).contains("max_size"));
     }
 
     @Test

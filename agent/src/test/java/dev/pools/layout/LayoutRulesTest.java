@@ -116,6 +116,15 @@ public class LayoutRulesTest {
                         "report:\n  period: 1 hour\n",
                         "bad.yaml:2: report.period: unknown unit 'hour' in '1 hour' (expected ms, s or min)"),
                 Arguments.of(
+                        "report file size below the least",
+                        "report:\n  max_size: 16 KiB\n",
+                        "bad.yaml:2: report.max_size: 16 KiB is less than 64 KiB, the least a file needs (or none:"
+                                + " the file grows for as long as the JVM runs)"),
+                Arguments.of(
+                        "report file size not a size",
+                        "report:\n  max_size: big\n",
+                        "bad.yaml:2: report.max_size: 'big' is not a size"),
+                Arguments.of(
                         "bad report file",
                         "report:\n  file: out-%x.jfr\n",
                         "bad.yaml:2: report.file: 'out-%x.jfr' has an unknown placeholder"),

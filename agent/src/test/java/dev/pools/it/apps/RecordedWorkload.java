@@ -8,16 +8,23 @@ import dev.pools.recording.Recorder;
 import it.host.Tensors;
 import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A workload for the recording tests. {@code normal} and {@code exit}: allocate, release some, print
  * what the API reports, then return from main or call {@code System.exit(3)}. {@code threads}: four
  * threads allocate and release without end, each holding at most eight buffers; once steady the
  * program says so, and the test stops it with SIGTERM. {@code refuse}: one request no pool takes;
- * {@code refuse-now} the same without waiting for the recording to start.
+ * {@code refuse-now} the same without waiting for the recording to start. {@code refuse-many}: two
+ * threads make requests no pool takes, numbered by their size, until the recording's file has been set
+ * aside twice ({@code run-<pid>.jfr.1} replaced), then print how many they made.
  */
 public final class RecordedWorkload {
 
@@ -50,12 +57,53 @@ public final class RecordedWorkload {
                 System.out.println("held " + held.size());
             }
             case "threads" -> threads();
+            case "refuse-many" -> refuseMany();
             case "refuse", "refuse-now" -> {
                 ByteBuffer big = Tensors.allocate(3 << 20);
                 System.out.println("served " + big.capacity());
             }
             default -> throw new IllegalArgumentException(args[0]);
         }
+    }
+
+    private static void refuseMany() throws Exception {
+        Path previous = Path.of("run-" + ProcessHandle.current().pid() + ".jfr.1");
+        AtomicInteger next = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < threads.length; t++) {
+            threads[t] = new Thread(() -> {
+                while (!stop.get()) {
+                    // Numbered by its size: 2 MiB and up, more than any pool takes.
+                    Tensors.allocate((2 << 20) + next.getAndIncrement());
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            threads[t].start();
+        }
+        Object seen = null;
+        int rotations = 0;
+        for (int i = 0; i < 60_000 && rotations < 2; i++) {
+            Thread.sleep(1);
+            if (Files.exists(previous)) {
+                Object key = Files.readAttributes(previous, BasicFileAttributes.class)
+                        .fileKey();
+                if (!key.equals(seen)) {
+                    seen = key;
+                    rotations++;
+                }
+            }
+        }
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
+        System.out.println("rotations " + rotations);
+        System.out.println("refused " + next.get());
     }
 
     /** A real workload runs for longer than the recording takes to start (one report.period); this one waits. */

@@ -177,6 +177,8 @@ final class SlicingPool extends Pool {
     private volatile ThreadCache[] caches = new ThreadCache[0];
     /** For tests: run by a drain after it looked at which caches' owners ended, before it drops them; null otherwise. */
     static volatile Runnable afterOwnersLooked;
+    /** For tests: run by a drain right after it took a cache's slots; null otherwise. */
+    static volatile Runnable afterSlotsTaken;
 
     /** The counters of caches whose threads ended, folded in when they were dropped; guarded by the lock. */
     private final long[] endedCaches = new long[ThreadCache.STATS];
@@ -652,23 +654,29 @@ final class SlicingPool extends Pool {
         }
         Slice[] taken = new Slice[ThreadCache.SLOTS];
         int drained = 0;
-        // Whether each owner ended is decided once: a thread may end while this runs, and one seen
-        // alive here is kept (and folded in at a later drain), never dropped without its counters.
+        // Whether each owner ended is decided once, before its slots are taken: an owner seen ended
+        // puts nothing after, so its cache is dropped empty. One seen alive is kept (and folded in at
+        // a later drain), whatever it puts meanwhile: looked at after the slots, an owner that put a
+        // slice and ended in between had its cache dropped with the slice in it, lost to its page.
         boolean[] ended = new boolean[all.length];
         int endedCount = 0;
         for (int j = 0; j < all.length; j++) {
             ThreadCache c = all[j];
+            if (!c.owner.isAlive()) {
+                ended[j] = true;
+                endedCount++;
+            }
             int n = c.takeAll(taken, 0);
+            Runnable taking = afterSlotsTaken;
+            if (taking != null) {
+                taking.run();
+            }
             for (int i = 0; i < n; i++) {
                 taken[i].cached = false;
                 freeRoomLocked(taken[i]);
                 taken[i] = null;
             }
             drained += n;
-            if (!c.owner.isAlive()) {
-                ended[j] = true;
-                endedCount++;
-            }
         }
         Runnable hook = afterOwnersLooked;
         if (hook != null) {

@@ -1,6 +1,7 @@
 package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -261,6 +262,56 @@ class ThreadCacheTest {
         pools.checkInvariants();
         assertEquals(0, pools.usage().numberAllocs());
         assertEquals(0, pools.cleanup(), "the next drain drops the ended thread's cache");
+        assertEquals(new Usage(0, 0, 0, 0, 0, 0), pools.usage());
+        pools.checkInvariants();
+    }
+
+    /**
+     * A thread that releases into its cache and ends between the drain's taking of that cache's slots
+     * and the drain's look at whether it ended. Before, the look came after the slots: the cache was
+     * dropped as an ended thread's with the slice in it, which no drain ever saw again, and its page
+     * was never given back (found by a review; 1 leak in 2 400 short-lived threads under a loop of
+     * cleanups).
+     */
+    @Test
+    void a_thread_that_releases_and_ends_while_its_cache_is_drained_loses_nothing() throws Exception {
+        PoolAllocator pools = pools(PoolSpec.UNCAPPED, false);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread owner = new Thread(() -> {
+            try {
+                ByteBuffer first = pools.allocate(KIB, 0);
+                ByteBuffer second = pools.allocate(KIB, 0);
+                assertTrue(pools.release(first)); // its cache now exists, with one slice
+                holding.countDown();
+                go.await();
+                assertTrue(pools.release(second)); // into its cache, during the drain
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        owner.start();
+        holding.await();
+        SlicingPool.afterSlotsTaken = () -> {
+            SlicingPool.afterSlotsTaken = null;
+            go.countDown();
+            try {
+                owner.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+        try {
+            pools.cleanup();
+        } finally {
+            SlicingPool.afterSlotsTaken = null;
+        }
+        assertEquals(null, failure.get());
+        assertFalse(owner.isAlive());
+        pools.checkInvariants();
+        assertEquals(0, pools.usage().numberAllocs());
+        assertEquals(1, pools.cleanup(), "the next drain takes the slice back, and with it the page");
         assertEquals(new Usage(0, 0, 0, 0, 0, 0), pools.usage());
         pools.checkInvariants();
     }

@@ -14,15 +14,11 @@ import java.lang.ref.ReferenceQueue;
  * is held only by the buffer and its views. A lease is released exactly once, by whichever comes
  * first: an explicit release, or the reference queue once the anchor is unreachable.
  * {@link #claimRelease()} decides the winner; every later claim changes nothing.
- *
- * <p>A lease marked {@linkplain #share() shared} was handed to code the pools cannot follow (a
- * host framework gave the buffer to its caller): from then on only the collector releases it.
  */
 final class Lease extends PhantomReference<Anchor> {
     private static final VarHandle STATE;
     private static final int LIVE = 0;
-    private static final int SHARED = 1;
-    private static final int RELEASED = 2;
+    private static final int RELEASED = 1;
 
     static {
         try {
@@ -78,31 +74,10 @@ final class Lease extends PhantomReference<Anchor> {
 
     /** True for the one caller that may release this lease; false for every later one. */
     boolean claimRelease() {
-        int s;
-        do {
-            s = state;
-            if (s == RELEASED) {
-                return false;
-            }
-        } while (!STATE.compareAndSet(this, s, RELEASED));
-        return true;
-    }
-
-    /** Like {@link #claimRelease()}, but refuses a shared lease: for releases that only the owner's own code may make. */
-    boolean claimUnsharedRelease() {
         return STATE.compareAndSet(this, LIVE, RELEASED);
-    }
-
-    /** Marks the lease shared; false if it was released already. */
-    boolean share() {
-        return STATE.compareAndSet(this, LIVE, SHARED) || state == SHARED;
     }
 
     boolean isLive() {
         return state != RELEASED;
-    }
-
-    boolean isShared() {
-        return state == SHARED;
     }
 }

@@ -259,37 +259,6 @@ public final class PoolAllocator {
         return true;
     }
 
-    /**
-     * Releases {@code buffer} for a host framework that let go of it ({@code release: close}),
-     * unless it was {@linkplain #share shared} or released before; neither counts as a double
-     * release: a host may close twice, and a shared buffer is the collector's to release.
-     */
-    public static boolean releaseUnshared(Buffer buffer) {
-        Lease lease = leaseOf(buffer);
-        if (lease == null || !lease.claimUnsharedRelease()) {
-            return false;
-        }
-        lease.pool.owner.clean(lease);
-        lease.pool.free(lease);
-        return true;
-    }
-
-    /**
-     * Marks the memory behind {@code buffer} as handed to code the pools cannot follow: from then on
-     * only the collector releases it ({@link #releaseUnshared} refuses). False for a buffer the
-     * pools did not serve or already released.
-     */
-    public static boolean share(Buffer buffer) {
-        Lease lease = leaseOf(buffer);
-        return lease != null && lease.share();
-    }
-
-    /** Whether {@code buffer} is pool memory that was released: no longer the buffer's to use. */
-    public static boolean isReleased(Buffer buffer) {
-        Lease lease = leaseOf(buffer);
-        return lease != null && !lease.isLive();
-    }
-
     /** Whether {@code a} and {@code b} are views of the same pool memory (one lease). */
     public static boolean sameMemory(Buffer a, Buffer b) {
         Lease lease = leaseOf(a);

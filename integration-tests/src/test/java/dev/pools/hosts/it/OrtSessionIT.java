@@ -48,14 +48,40 @@ class OrtSessionIT {
         assertEquals("0 0 0", HostJvm.value(r, "usage-end"));
     }
 
+    /**
+     * Under release: close, ONNX Runtime's copies are not released when their tensors close: a
+     * session's output may hold a closed input's memory (below), so they go back when the collector
+     * finds them unreachable, and the agent says why once.
+     */
     @Test
-    void release_close_gives_the_copies_back_when_the_tensors_close() throws Exception {
+    void release_close_leaves_the_copies_to_the_collector_and_says_why_once() throws Exception {
         Forked.Result r = run("close", "raw");
-        assertEquals(List.of("0 0 0", "0 0 0", "0 0 0"), HostJvm.values(r, "usage-after-close"), r.toString());
+        assertEquals("2 48 0", HostJvm.values(r, "usage-after-close").get(0), "both copies outlive close: " + r);
+        assertEquals("0 0 0", HostJvm.value(r, "usage-end"), "the collector took them back");
+        assertEquals(
+                1,
+                r.errLines().stream()
+                        .filter(l -> l.startsWith("pools: release: close leaves ai.onnxruntime.OnnxTensor to the"
+                                + " collector: a session's output may share an input tensor's memory"))
+                        .count(),
+                r.toString());
+    }
+
+    /**
+     * A session whose output is its input holds the input tensor's memory past the tensor's close.
+     * Released at close (before, for a tensor that owned its copy), that memory went to the next
+     * tensor, and the output read the next tensor's data: -7 where 1 to 6 were (found by a review).
+     */
+    @Test
+    void an_output_that_is_its_input_keeps_its_data_after_the_input_closes() throws Exception {
+        Forked.Result r = run("close", "alias");
+        assertEquals("true", HostJvm.value(r, "pooled-input"), r.toString());
+        assertEquals("true", HostJvm.value(r, "pooled-next"), r.toString());
+        assertEquals("[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]", HostJvm.value(r, "output-after-input-closed"), r.toString());
     }
 
     @Test
-    void release_close_frees_only_buffers_the_tensor_made_itself_and_never_handed_out() throws Exception {
+    void release_close_leaves_caller_buffers_and_handed_out_views_alone() throws Exception {
         Forked.Result r = run("close", "ownership");
         assertEquals("true", HostJvm.value(r, "pooled-caller-buffer"), r.toString());
         assertEquals(List.of("false", "false"), HostJvm.values(r, "owns-caller-buffer"));
@@ -72,11 +98,7 @@ class OrtSessionIT {
                 HostJvm.value(r, "view-after-close"),
                 "a view from getBufferRef outlives close");
         assertEquals("true", HostJvm.value(r, "view-live-after-close"));
-        assertEquals(
-                "false",
-                HostJvm.value(r, "owned-live-after-close"),
-                "an owned buffer never handed out goes back at close");
-        assertEquals("false", HostJvm.value(r, "buffer-ref-after-close"), "no view of released memory after close");
+        assertEquals("true", HostJvm.value(r, "owned-live-after-close"), "an owned copy outlives close too");
         assertEquals("0", HostJvm.value(r, "double-releases"), "a second close is not a double release");
         assertEquals("0 0 0", HostJvm.value(r, "usage-end"));
     }

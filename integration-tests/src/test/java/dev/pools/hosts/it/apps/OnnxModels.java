@@ -41,6 +41,23 @@ public final class OnnxModels {
                 .bytes();
     }
 
+    /**
+     * A graph with no node whose output is its input {@code A}: ONNX Runtime gives the output the
+     * input's memory by reference. Opset 13, IR version 8.
+     */
+    public static byte[] passThrough(long... shape) {
+        Message graph = new Message()
+                .string(2, "pass-through-graph")
+                .message(11, valueInfo("A", shape))
+                .message(12, valueInfo("A", shape));
+        return new Message()
+                .varint(1, 8)
+                .string(2, "pools-tests")
+                .message(7, graph)
+                .message(8, new Message().string(1, "").varint(2, 13))
+                .bytes();
+    }
+
     private static final int INT64 = 7;
 
     /**

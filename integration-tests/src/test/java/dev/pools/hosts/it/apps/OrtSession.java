@@ -10,6 +10,7 @@ import ai.djl.translate.NoopTranslator;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession.Result;
+import java.lang.ref.Reference;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -25,7 +26,7 @@ import java.util.Map;
  * the pools serve). Argument {@code raw}: the ONNX Runtime Java API; {@code djl}: through DJL's
  * OnnxRuntime engine; {@code ownership}: the cases where a tensor's buffer is not only the tensor's
  * (a caller's own direct buffer under several tensors, a buffer handed out by getBufferRef, a
- * second close).
+ * second close); {@code alias}: a session whose output is its input's memory.
  */
 public final class OrtSession {
 
@@ -36,6 +37,8 @@ public final class OrtSession {
         float[] b = {10, 20, 30, 40, 50, 60};
         if (args[0].equals("raw")) {
             raw(model, a, b);
+        } else if (args[0].equals("alias")) {
+            alias(a);
         } else if (args[0].equals("ownership")) {
             ownership(model, a, b);
         } else {
@@ -62,6 +65,32 @@ public final class OrtSession {
                 ta.close();
                 tb.close();
                 Probe.printUsage("usage-after-close");
+                // Reachable until here: what usage-after-close shows is the close's doing, not the collector's.
+                Reference.reachabilityFence(ta);
+                Reference.reachabilityFence(tb);
+            }
+        }
+    }
+
+    /**
+     * A session whose output is its input: the output holds the input tensor's memory, and reads it
+     * after the input tensor is closed and another tensor of the same size is made.
+     */
+    private static void alias(float[] a) throws Exception {
+        Path model = Path.of("pass-through.onnx");
+        Files.write(model, OnnxModels.passThrough(2, 3));
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        try (ai.onnxruntime.OrtSession session = env.createSession(model.toString())) {
+            OnnxTensor in = OnnxTensor.createTensor(env, FloatBuffer.wrap(a), new long[] {2, 3});
+            Probe.print("pooled-input", Probe.pooled((Buffer) Probe.field(in, "buffer")));
+            try (Result r = session.run(Map.of("A", in))) {
+                in.close();
+                float[] other = {-7, -7, -7, -7, -7, -7};
+                try (OnnxTensor next = OnnxTensor.createTensor(env, FloatBuffer.wrap(other), new long[] {2, 3})) {
+                    Probe.print("pooled-next", Probe.pooled((Buffer) Probe.field(next, "buffer")));
+                    Probe.print("output-after-input-closed", Arrays.deepToString((float[][])
+                            r.get(0).getValue()));
+                }
             }
         }
     }

@@ -58,13 +58,27 @@ public final class PoolsRuntime implements Recorded {
         CallSites sites = new CallSites();
         this.trace = config.report().trace() == null
                 ? null
-                : new TraceWriter(Path.of(FileNames.expand(config.report().trace())), sites);
+                : openTrace(config.report().trace(), sites);
         PoolAllocator.Options options = new PoolAllocator.Options(
                 config.poisonOnFree(), config.onExhausted() == PoolsConfig.OnExhausted.FAIL, trace);
         this.earlyRefusals = config.reportFile() == null ? null : new EarlyRefusals(sites);
         this.refusals = earlyRefusals == null ? AllocationListener.NONE : earlyRefusals;
         this.allocator = new PoolAllocator(specs, options, new ForwardRefusals(), sites);
         this.startLayout = config;
+    }
+
+    /**
+     * The allocation trace, or none when its file cannot be written (said once): a trace is for
+     * measuring runs, and its loss costs only the trace, not the pools or the recording.
+     */
+    private static TraceWriter openTrace(String pattern, CallSites sites) {
+        String name = FileNames.expand(pattern);
+        try {
+            return new TraceWriter(Path.of(name), sites);
+        } catch (IOException | RuntimeException e) {
+            Log.info("report.trace: cannot write " + name + " (" + e.getMessage() + "); no trace is written");
+            return null;
+        }
     }
 
     /** Ends the JVM's part: installs are refused from now on, and the trace is written out. */

@@ -4,15 +4,18 @@ package dev.pools.cli;
 final class BadInput extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** Whether the file is a recording of a JVM that recorded nothing (ended or killed before its first flush). */
-    final boolean nothingRecorded;
+    /**
+     * Whether the file can be left out when others are read with it: empty, missing, unreadable or
+     * damaged (a JVM that recorded nothing, or was killed while writing), not a foreign file.
+     */
+    final boolean leftOutWithOthers;
 
     BadInput(String message) {
         this(message, false);
     }
 
-    BadInput(String message, boolean nothingRecorded) {
+    BadInput(String message, boolean leftOutWithOthers) {
         super(message, null, false, false);
-        this.nothingRecorded = nothingRecorded;
+        this.leftOutWithOthers = leftOutWithOthers;
     }
 }

@@ -3,7 +3,6 @@ package dev.pools.cli;
 import dev.pools.memory.Sizes;
 import dev.pools.recording.Recorder;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +38,7 @@ final class HtmlCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         RecordingSummary s = RecordingSummary.read(file, true);
-        Files.writeString(output, page(s));
+        OutputFile.write(output, page(s), List.of(file));
         System.err.println("pools: wrote " + output);
         return ExitStatus.DONE;
     }

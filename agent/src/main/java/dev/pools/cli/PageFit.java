@@ -58,6 +58,10 @@ final class PageFit {
                 String[] f = line.split(" ");
                 if (f[0].equals("a") && f.length >= 3) {
                     long size = Long.parseLong(f[2]);
+                    if (size < 0 || size > Integer.MAX_VALUE) {
+                        // A direct buffer holds at most Integer.MAX_VALUE bytes: no allocation asked for more.
+                        throw new NumberFormatException();
+                    }
                     index.put(Long.parseLong(f[1]), ops.size());
                     ops.add(size);
                     largest = Math.max(largest, size);

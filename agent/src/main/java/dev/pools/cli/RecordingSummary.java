@@ -122,9 +122,10 @@ final class RecordingSummary {
     }
 
     /**
-     * Reads several recordings, as of a fleet. A file of a JVM that recorded nothing (it ended or was
-     * killed before its recording's first flush) is left out with one line on stderr, if another
-     * file holds data; any other problem is a {@link BadInput}, as for one file.
+     * Reads several recordings, as of a fleet. A file that is empty, missing, unreadable or damaged
+     * (a JVM that recorded nothing, or was killed while writing) is left out with one line on stderr,
+     * if another file holds data; any other problem (a foreign file) is a {@link BadInput}, as for
+     * one file.
      */
     static List<RecordingSummary> readAll(List<Path> files, boolean timeline) {
         List<RecordingSummary> read = new ArrayList<>();
@@ -133,7 +134,7 @@ final class RecordingSummary {
             try {
                 read.add(read(f, timeline));
             } catch (BadInput e) {
-                if (!e.nothingRecorded || files.size() == 1) {
+                if (!e.leftOutWithOthers || files.size() == 1) {
                     throw e;
                 }
                 leftOut.add(e.getMessage());
@@ -181,21 +182,22 @@ final class RecordingSummary {
                 }
             }
         } catch (NoSuchFileException e) {
-            throw new BadInput(file + ": no such file");
+            throw new BadInput(file + ": no such file", true);
         } catch (AccessDeniedException e) {
-            throw new BadInput(file + ": cannot read the file (permission denied)");
+            throw new BadInput(file + ": cannot read the file (permission denied)", true);
         } catch (EOFException e) {
-            throw new BadInput(
-                    file + ": the recording is truncated (it ends in the middle of an event; was the JVM killed"
-                            + " while writing it?)");
+            throw new BadInput(TRUNCATED.formatted(file), true);
         } catch (IOException e) {
             // Not JFR at all was said above, from the file's first bytes; this is a damaged or newer one.
-            throw new BadInput(file + ": not a readable JFR recording (" + e.getMessage() + ")");
+            throw new BadInput(file + ": not a readable JFR recording (" + e.getMessage() + ")", true);
+        } catch (IndexOutOfBoundsException e) {
+            // The JDK's reader, on a chunk cut inside its declarations or its constant pool.
+            throw new BadInput(TRUNCATED.formatted(file), true);
         } catch (RuntimeException e) {
             if (e instanceof BadInput) {
                 throw e;
             }
-            throw new BadInput(file + ": not a readable JFR recording (" + e + ")");
+            throw new BadInput(file + ": not a readable JFR recording (" + e + ")", true);
         }
         if (s.layoutYaml == null && !s.pools.isEmpty()) {
             throw new BadInput(file + ": pools reports without the layout they came from (no pools.Layout event: its"
@@ -265,11 +267,16 @@ final class RecordingSummary {
         return chunks;
     }
 
+    private static final String TRUNCATED =
+            "%s: the recording is truncated or damaged (it ends in the middle of what it declares; was the JVM"
+                    + " killed while writing it, or the file cut?)";
+
     private static void checkReadable(Path file) throws IOException {
         if (Files.size(file) == 0) {
             throw new BadInput(
                     file + ": the file is empty (expected a JFR recording written by the pools agent;"
-                            + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)");
+                            + " a JVM killed with SIGKILL leaves it empty, and its data in the JFR repository: see the README)",
+                    true);
         }
         if (!startsWithMagic(file)) {
             throw new BadInput(file + ": not a JFR recording (expected a .jfr file written by the pools agent)");

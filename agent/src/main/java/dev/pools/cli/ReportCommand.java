@@ -46,6 +46,9 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (top < 0) {
+            throw new BadInput("--top " + top + ": expected a number of call sites, 0 or more");
+        }
         List<RecordingSummary> summaries = RecordingSummary.readAll(files, false);
         if (json) {
             List<Object> out = new ArrayList<>();

@@ -7,7 +7,6 @@ import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolKind;
 import dev.pools.memory.PoolSpec;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +107,11 @@ final class SuggestCommand implements Callable<Integer> {
         if (output == null) {
             System.out.print(text);
         } else {
-            Files.writeString(output, text);
+            List<Path> inputs = new ArrayList<>(files);
+            if (fit != null) {
+                inputs.addAll(fit);
+            }
+            OutputFile.write(output, text, inputs);
             System.err.println("pools: wrote " + output);
         }
         return ExitStatus.DONE;

@@ -164,6 +164,12 @@ public final class LayoutFile {
             }
             if (m.containsKey("period")) {
                 period = duration(m.get("period"), "report.period");
+                if (period.compareTo(PoolsConfig.MAX_REPORT_PERIOD) > 0) {
+                    throw error(
+                            m.get("period"),
+                            "report.period: " + Quantities.duration(period) + " is longer than a day, the longest"
+                                    + " (0 records only at the end)");
+                }
             }
             if (m.containsKey("trace")) {
                 trace = fileName(m.get("trace"), "report.trace", "trace-%p.txt");

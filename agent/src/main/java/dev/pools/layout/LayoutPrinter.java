@@ -5,6 +5,7 @@ import dev.pools.api.SlicedPool;
 import dev.pools.memory.PoolSpec;
 import dev.pools.memory.Sizes;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 
@@ -50,7 +51,7 @@ public final class LayoutPrinter {
         b.append("poison_on_free: ").append(c.poisonOnFree()).append('\n');
         b.append("report:\n");
         b.append("  file: ")
-                .append(c.reportFile() == null ? PoolsConfig.NO_REPORT : c.reportFile())
+                .append(c.reportFile() == null ? PoolsConfig.NO_REPORT : scalar(c.reportFile()))
                 .append('\n');
         b.append("  period: ").append(Quantities.duration(c.reportPeriod())).append('\n');
         if (c.reportMaxSize() != PoolsConfig.DEFAULT_REPORT_MAX_SIZE) {
@@ -59,9 +60,62 @@ public final class LayoutPrinter {
                     .append('\n');
         }
         if (c.report().trace() != null) {
-            b.append("  trace: ").append(c.report().trace()).append('\n');
+            b.append("  trace: ").append(scalar(c.report().trace())).append('\n');
         }
         return b.toString();
+    }
+
+    /**
+     * A file name as a YAML scalar that reads back as the same string: plain when it is letters,
+     * digits and {@code _ . / - + %} that YAML reads as a string (not starting with {@code -} or
+     * {@code %}, not a number, a boolean or null), double-quoted otherwise ({@code "run #%p.jfr"},
+     * {@code "%h-%p.jfr"}).
+     */
+    static String scalar(String value) {
+        if (plain(value)) {
+            return value;
+        }
+        StringBuilder q = new StringBuilder("\"");
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (ch == '"' || ch == '\\') {
+                q.append('\\').append(ch);
+            } else if (ch < 0x20) {
+                q.append("\\x").append(Character.forDigit(ch >> 4, 16)).append(Character.forDigit(ch & 15, 16));
+            } else {
+                q.append(ch);
+            }
+        }
+        return q.append('"').toString();
+    }
+
+    /** No lambda, regex or formatter: this runs at the recording's start. */
+    private static boolean plain(String value) {
+        if (value.isEmpty() || value.charAt(0) == '-' || value.charAt(0) == '%') {
+            return false;
+        }
+        boolean numberLike = true;
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            boolean letter = ch < 128 && Character.isLetter(ch);
+            if (!(letter || (ch >= '0' && ch <= '9') || "_./-+%".indexOf(ch) >= 0)) {
+                return false;
+            }
+            if (i == 0 && letter || ch == '/' || ch == '%') {
+                numberLike = false;
+            }
+        }
+        if (numberLike) {
+            return false; // 123, 1.5, .5, +1, 0x10, 1e3: YAML may read a number
+        }
+        switch (value.toLowerCase(Locale.ROOT)) {
+            case "null", "true", "false", "yes", "no", "on", "off", "y", "n" -> {
+                return false;
+            }
+            default -> {
+                return true;
+            }
+        }
     }
 
     private static void layout(StringBuilder b, MemoryPoolLayout layout, LongSupplier defaultMaxPageSize) {

@@ -55,6 +55,9 @@ public record PoolsConfig(
     /** The default {@code report.max_size}: at a batch a second and the {@code host} layout, about a day and a half. */
     public static final long DEFAULT_REPORT_MAX_SIZE = 32L << 20;
 
+    /** The longest {@code report.period}. */
+    public static final Duration MAX_REPORT_PERIOD = Duration.ofDays(1);
+
     /** The smallest {@code report.max_size}: a file's declarations and a few batches. */
     public static final long MIN_REPORT_MAX_SIZE = 64L << 10;
 

@@ -120,6 +120,33 @@ class AgentStartupIT {
                 "no class of SnakeYAML Engine is loaded");
     }
 
+    /**
+     * A trace whose file cannot be written costs the trace only: the pools run, and it is said once.
+     * Before, the whole agent stayed off ("could not start; the host runs on its own allocations").
+     */
+    @Test
+    void a_trace_that_cannot_be_written_is_dropped_alone() throws Exception {
+        write(
+                "layout.yaml",
+                """
+                layout: sliced
+                pools:
+                  - page_size: 1 MiB
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: none
+                  trace: nowhere/trace-%p.txt
+                """);
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), ApiApp.class, "reports");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of("main ran", "report 1048576 0 0 0"), r.out().lines().toList(), "the pools run");
+        assertEquals(1, r.errLines().size(), r.toString());
+        assertTrue(r.errLines().get(0).startsWith("pools: report.trace: cannot write nowhere/trace-"), r.toString());
+        assertTrue(r.errLines().get(0).endsWith("; no trace is written"), r.toString());
+    }
+
     @Test
     void without_an_argument_the_agent_runs_the_host_default() throws Exception {
         Forked.Result r =

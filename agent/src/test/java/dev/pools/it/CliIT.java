@@ -1,5 +1,6 @@
 package dev.pools.it;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +9,7 @@ import dev.pools.it.apps.ReportsWithoutLayout;
 import dev.pools.it.apps.SeededWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -263,6 +265,81 @@ class CliIT {
         assertTrue(fleet.out().contains("fleet: 2 JVMs"), fleet.out());
     }
 
+    /**
+     * An empty, cut or missing file given with others is left out with one line, as the README says
+     * of empty and unreadable files; a foreign file is still an error. Before, only a file with an
+     * empty JFR repository beside it was left out, and an empty file stopped the whole command.
+     */
+    @Test
+    void an_empty_cut_or_missing_file_among_others_is_left_out() throws Exception {
+        Files.writeString(dir.resolve("zero.jfr"), "");
+        byte[] whole = Files.readAllBytes(recording(0));
+        for (int cut : new int[] {68, 6000, whole.length / 2, whole.length - 1}) {
+            Files.write(dir.resolve("cut.jfr"), Arrays.copyOf(whole, cut));
+            for (String other : List.of("zero.jfr", "cut.jfr", "nowhere.jfr")) {
+                Forked.Result r = Forked.cli(
+                        dir, "report", recording(0).toString(), recording(1).toString(), other);
+                assertEquals(0, r.exit(), cut + " " + other + " " + r);
+                assertEquals(1, r.errLines().size(), r.toString());
+                assertTrue(r.errLines().get(0).startsWith("pools: left out " + other + ": "), r.toString());
+                assertTrue(r.out().contains("fleet: 2 JVMs"), r.out());
+            }
+        }
+        Files.writeString(dir.resolve("words.jfr"), "this is not a recording\n");
+        Forked.Result foreign = Forked.cli(dir, "report", recording(0).toString(), "words.jfr");
+        assertEquals(2, foreign.exit(), foreign.toString());
+    }
+
+    /**
+     * suggest -o and html -o write their file whole or not at all, through a file beside it renamed
+     * over it, and never over one of their own inputs. Before, -o naming the recording replaced it with
+     * the output (exit 0), and a failed write left the target cut or empty.
+     */
+    @Test
+    void an_output_file_is_never_an_input_and_a_bad_target_is_one_line() throws Exception {
+        Path input = dir.resolve("keep.jfr");
+        Files.copy(recording(0), input, StandardCopyOption.REPLACE_EXISTING);
+        byte[] before = Files.readAllBytes(input);
+        for (List<String> verb : List.of(List.of("suggest", "keep.jfr"), List.of("html", "keep.jfr"))) {
+            for (String target :
+                    List.of("keep.jfr", "./keep.jfr", dir.resolve("keep.jfr").toString())) {
+                List<String> args = new ArrayList<>(verb);
+                args.addAll(List.of("-o", target));
+                Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
+                assertEquals(2, r.exit(), r.toString());
+                assertEquals(
+                        List.of("pools: -o " + target + ": is keep.jfr, which this command reads; write to"
+                                + " another file"),
+                        r.errLines());
+                assertArrayEquals(before, Files.readAllBytes(input), "the recording is as it was");
+            }
+            for (String[] bad : new String[][] {
+                {"nowhere/out.txt", "no such directory"},
+                {"keep.jfr/out.txt", "no such directory"},
+                {".", "is a directory"}
+            }) {
+                List<String> args = new ArrayList<>(verb);
+                args.addAll(List.of("-o", bad[0]));
+                Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
+                assertEquals(2, r.exit(), r.toString());
+                assertEquals(1, r.errLines().size(), r.toString());
+                assertTrue(r.errLines().get(0).startsWith("pools: -o " + bad[0] + ": " + bad[1]), r.toString());
+            }
+            Files.writeString(dir.resolve("out.txt"), "old");
+            List<String> args = new ArrayList<>(verb);
+            args.addAll(List.of("-o", "out.txt"));
+            Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
+            assertEquals(0, r.exit(), r.toString());
+            assertFalse(Files.readString(dir.resolve("out.txt")).equals("old"), "replaced");
+            try (var files = Files.list(dir)) {
+                assertEquals(
+                        List.of(),
+                        files.filter(f -> f.getFileName().toString().endsWith(".tmp"))
+                                .toList());
+            }
+        }
+    }
+
     @Test
     void usage_errors_and_help_follow_the_exit_codes() throws Exception {
         Forked.Result help = Forked.cli(dir, "--help");
@@ -282,6 +359,16 @@ class CliIT {
         assertEquals(
                 List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"),
                 headroom.errLines());
+        // Found by a review: these ended in an internal error with a stack trace.
+        Forked.Result top =
+                Forked.cli(dir, "report", "--top", "-1", recording(0).toString());
+        assertEquals(2, top.exit(), top.toString());
+        assertEquals(List.of("pools: --top -1: expected a number of call sites, 0 or more"), top.errLines());
+        Files.writeString(dir.resolve("huge.txt"), "# pools trace v1\na 1 99999999999999 x\n");
+        Forked.Result fit = Forked.cli(dir, "suggest", recording(0).toString(), "--fit", "huge.txt");
+        assertEquals(2, fit.exit(), fit.toString());
+        assertEquals(1, fit.errLines().size(), fit.toString());
+        assertTrue(fit.errLines().get(0).startsWith("pools: huge.txt:2: not a line of a pools trace"), fit.toString());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.pools.layout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
@@ -67,6 +68,37 @@ class LayoutFileTest {
         assertEquals(1024 * MIB, parse(LayoutPrinter.printSettings(sized)).reportMaxSize());
         assertEquals(0, parse(LayoutPrinter.printSettings(none)).reportMaxSize());
         assertFalse(LayoutPrinter.printSettings(PoolsConfig.defaults()).contains("max_size"));
+    }
+
+    /**
+     * The recorded layout and suggest's output print report.file and report.trace so that they read
+     * back as the same names. Before, they were printed as they were: "run #%p.jfr" read back as "run"
+     * (the rest a comment), and "%h-%p.jfr" was not YAML at all.
+     */
+    @Test
+    void file_names_print_back_as_the_same_names_quoted_where_yaml_needs_it() throws Exception {
+        for (String name : List.of(
+                "run #%p.jfr",
+                "%h-%p.jfr",
+                "a: b.jfr",
+                "null",
+                "123",
+                "it's \"q\" \\ x.jfr",
+                "-x.jfr",
+                "[x].jfr",
+                "*x.jfr",
+                "&x.jfr",
+                "@x.jfr",
+                "dir/run-%p.jfr",
+                "pools-%p.jfr")) {
+            PoolsConfig c = PoolsConfig.defaults()
+                    .withReport(new PoolsConfig.Report(name, PoolsConfig.DEFAULT_REPORT_PERIOD, name + ".trace"));
+            String text = LayoutPrinter.printSettings(c);
+            PoolsConfig back = parse(text);
+            assertEquals(name, back.reportFile(), text);
+            assertEquals(name + ".trace", back.report().trace(), text);
+        }
+        assertTrue(LayoutPrinter.printSettings(PoolsConfig.defaults()).contains("  file: pools-%p.jfr\n"), "plain");
     }
 
     @Test

@@ -116,6 +116,11 @@ public class LayoutRulesTest {
                         "report:\n  period: 1 hour\n",
                         "bad.yaml:2: report.period: unknown unit 'hour' in '1 hour' (expected ms, s or min)"),
                 Arguments.of(
+                        "report period longer than a day",
+                        "report:\n  period: 99999999999 min\n",
+                        "bad.yaml:2: report.period: 99999999999 min is longer than a day, the longest (0 records only"
+                                + " at the end)"),
+                Arguments.of(
                         "report file size below the least",
                         "report:\n  max_size: 16 KiB\n",
                         "bad.yaml:2: report.max_size: 16 KiB is less than 64 KiB, the least a file needs (or none:"

@@ -1,0 +1,85 @@
+package dev.pools.cli;
+
+import java.io.IOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A command's {@code -o} file, written whole or not at all: through a temporary file beside it,
+ * renamed over it once complete. A failure (a full disk, a file size limit, no permission) leaves
+ * an existing file as it was, and is one line naming the file; so is a target that is one of the
+ * command's own inputs, a directory, or not a regular file.
+ */
+final class OutputFile {
+
+    /** What a new file gets where the file system has POSIX permissions: as with a umask of 022. */
+    private static final Set<PosixFilePermission> NEW_FILE = PosixFilePermissions.fromString("rw-r--r--");
+
+    private OutputFile() {}
+
+    static void write(Path output, String text, List<Path> inputs) {
+        Path target = output.toAbsolutePath().normalize();
+        for (Path in : inputs) {
+            if (same(target, in)) {
+                throw new BadInput("-o " + output + ": is " + in + ", which this command reads; write to another file");
+            }
+        }
+        if (Files.isDirectory(target)) {
+            throw new BadInput("-o " + output + ": is a directory");
+        }
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new BadInput("-o " + output + ": is not a regular file");
+        }
+        Path dir = target.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new BadInput("-o " + output + ": no such directory: " + dir);
+        }
+        Path temp = null;
+        try {
+            temp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+            Files.writeString(temp, text);
+            PosixFileAttributeView posix = Files.getFileAttributeView(temp, PosixFileAttributeView.class);
+            if (posix != null) {
+                posix.setPermissions(Files.exists(target) ? Files.getPosixFilePermissions(target) : NEW_FILE);
+            }
+            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | UnsupportedOperationException e) {
+            if (temp != null) {
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException ignored) {
+                    // The failure below is what the user needs to know.
+                }
+            }
+            throw new BadInput("-o " + output + ": cannot write it (" + reason(e) + "); "
+                    + (Files.exists(target) ? "the file is as it was" : "no file was written"));
+        }
+    }
+
+    private static boolean same(Path target, Path input) {
+        try {
+            if (Files.exists(target) && Files.exists(input)) {
+                return Files.isSameFile(target, input);
+            }
+        } catch (IOException e) {
+            // Compared by name below.
+        }
+        return target.equals(input.toAbsolutePath().normalize());
+    }
+
+    private static String reason(Exception e) {
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

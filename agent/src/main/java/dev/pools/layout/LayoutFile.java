@@ -56,6 +56,9 @@ public final class LayoutFile {
     }
 
     /** Reads and validates a layout file; {@code path} is named in messages as given. */
+    /** The largest layout file read. */
+    static final int MAX_FILE_BYTES = 1 << 20;
+
     public static PoolsConfig read(Path path, long defaultMaxPageSize) throws LayoutException {
         return read(path, () -> defaultMaxPageSize);
     }
@@ -67,9 +70,15 @@ public final class LayoutFile {
         // Through FileInputStream, not Files.readString: that loads two dozen channel classes the JVM
         // has not loaded yet, on the start-up path of every JVM the agent runs in.
         try (InputStream in = new FileInputStream(path.toFile())) {
+            // Read no further than a layout can be: not a whole large file (or /dev/zero) into memory.
+            byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+            if (bytes.length > MAX_FILE_BYTES) {
+                throw new LayoutException(
+                        source, 0, "the file is larger than 1 MiB (a layout is a few lines; is this the right file?)");
+            }
             text = StandardCharsets.UTF_8
                     .newDecoder()
-                    .decode(ByteBuffer.wrap(in.readAllBytes()))
+                    .decode(ByteBuffer.wrap(bytes))
                     .toString();
         } catch (FileNotFoundException e) {
             if (!path.toFile().exists()) {

@@ -233,7 +233,7 @@ public final class Recorder {
         }
         out.flush();
         if (!atEnd) {
-            JfrMirror.whenJfrRuns(new ChunkEnd(allocator, sampler));
+            JfrMirror.whenJfrRuns(new ChunkEnd(runtime, allocator, sampler));
         }
     }
 
@@ -485,10 +485,14 @@ public final class Recorder {
     }
 
     /** The final batch of every chunk of a JFR recording someone else runs in this JVM. */
-    private record ChunkEnd(PoolAllocator allocator, ProcessMemory sampler) implements Runnable {
+    private record ChunkEnd(Recorded runtime, PoolAllocator allocator, ProcessMemory sampler) implements Runnable {
         @Override
         public void run() {
-            emitFinal(new Mirrored(), allocator, sampler);
+            // The layout too: a recording the user started after the pools' own started has none
+            // otherwise, and report cannot read reports without the layout they came from.
+            Mirrored mirrored = new Mirrored();
+            mirrored.accept(layoutEvent(runtime.installed()));
+            emitFinal(mirrored, allocator, sampler);
         }
     }
 

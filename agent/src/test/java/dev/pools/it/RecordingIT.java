@@ -465,6 +465,11 @@ class RecordingIT {
         assertTrue(
                 user.stream().anyMatch(e -> e.getEventType().getName().equals("pools.Usage")),
                 "and may include the pools events");
+        // With the layout at the chunk's end: report reads the user's recording too. Before, it had
+        // none (the pools' own recording wrote it before JFR's listener was added) and was refused.
+        Forked.Result report = Forked.cli(dir, "report", "user.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("layout sliced (from file)"), report.out());
     }
 
     @Test

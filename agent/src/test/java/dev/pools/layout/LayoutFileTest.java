@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The YAML side of a layout file: what SnakeYAML's composer would accept is read alike, and the rest refused with its line. */
 class LayoutFileTest {
@@ -99,6 +102,25 @@ class LayoutFileTest {
             assertEquals(name + ".trace", back.report().trace(), text);
         }
         assertTrue(LayoutPrinter.printSettings(PoolsConfig.defaults()).contains("  file: pools-%p.jfr\n"), "plain");
+    }
+
+    /** Found by a review: a huge file, or /dev/zero, ended in an OutOfMemoryError before. */
+    @Test
+    void a_file_larger_than_a_layout_can_be_is_refused_without_reading_it_whole(@TempDir Path dir) throws Exception {
+        Path big = dir.resolve("big.yaml");
+        Files.writeString(big, "layout: direct\n" + "#".repeat(LayoutFile.MAX_FILE_BYTES) + "\n");
+        for (Path p : List.of(big, Path.of("/dev/zero"))) {
+            if (!Files.exists(p)) {
+                continue;
+            }
+            LayoutException e = assertThrows(LayoutException.class, () -> LayoutFile.read(p, Layouts.GIB));
+            assertEquals(
+                    p + ": the file is larger than 1 MiB (a layout is a few lines; is this the right file?)",
+                    e.getMessage());
+        }
+        Files.writeString(big, "layout: direct\n" + "#".repeat(LayoutFile.MAX_FILE_BYTES - 20) + "\n");
+        assertEquals(
+                "direct", PoolsConfig.kindOf(LayoutFile.read(big, Layouts.GIB).layout()), "1 MiB is read");
     }
 
     @Test

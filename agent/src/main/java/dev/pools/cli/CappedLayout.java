@@ -167,6 +167,14 @@ final class CappedLayout {
                 .append(peak)
                 .append(largest > 0 ? ", largest request " + Sizes.human(largest) : "")
                 .append('\n');
+        if (Math.ceil(peak * (1 + headroom) - 1e-9) > Layouts.MAX_PAGES) {
+            // Said on stderr too: a cap below the measured need is not what suggest promises.
+            String why = "a pool of " + Sizes.human(pageSize) + " pages held " + peak + " pages (with headroom "
+                    + (long) Math.ceil(peak * (1 + headroom) - 1e-9) + "), more than a pool can have ("
+                    + Layouts.MAX_PAGES + "): capped, it holds less than measured; choose larger pages for it";
+            b.append("    # ").append(why).append('\n');
+            System.err.println("pools: " + why);
+        }
     }
 
     /** A direct layout measured request sizes but no pages: propose size classes from the histogram, uncapped. */

@@ -55,6 +55,35 @@ class SuggestTest {
         held.clear();
     }
 
+    /**
+     * A pool that held more pages than a cap can be (65 535) is capped at that, and the layout says
+     * that the cap holds less than measured. Found by a review: it was capped silently.
+     */
+    @Test
+    void a_peak_above_the_largest_cap_is_said() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", "layout: sliced\npools:\n  - page_size: 64 B\n", Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        List<ByteBuffer> held = new ArrayList<>();
+        for (int i = 0; i < 70_000; i++) {
+            held.add(pools.allocate(64, 0));
+        }
+        Path file = dir.resolve("many.jfr");
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
+        List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
+        PoolsConfig recorded = LayoutFile.parse("recorded", runs.get(0).layoutYaml, Layouts.GIB);
+        String capped = new CappedLayout(recorded, runs, 0, null).write();
+        assertTrue(capped.contains("pages: 65535  # peak 70000"), capped);
+        assertTrue(
+                capped.contains("# a pool of 64 B pages held 70000 pages (with headroom 70000), more than a pool can"
+                        + " have (65535): capped, it holds less than measured; choose larger pages for it\n"),
+                capped);
+        LayoutFile.parse("capped", capped, Layouts.GIB);
+        held.forEach(pools::release);
+    }
+
     @Test
     void headroom_takes_a_percentage_and_refuses_anything_else_with_one_line() {
         assertEquals(0.1, SuggestCommand.headroom("10%"), 1e-12);

@@ -37,13 +37,7 @@ class SuggestTest {
             held.add(pools.allocate(60 << 10, 0)); // one 64 KiB page each
         }
         held.add(pools.allocate(700 << 10, 0));
-        Path file = dir.resolve("m.jfr");
-        RecordingFixture.write(
-                file,
-                pools,
-                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
-
-        List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
+        List<RecordingSummary> runs = recordedRuns("m.jfr", pools, config);
         PoolsConfig recorded = LayoutFile.parse("recorded", runs.get(0).layoutYaml, Layouts.GIB);
         String capped = new CappedLayout(recorded, runs, 0, null).write();
         assertTrue(capped.contains("pages: 3  # peak 3,"), capped);
@@ -67,14 +61,8 @@ class SuggestTest {
         for (int i = 0; i < 70_000; i++) {
             held.add(pools.allocate(64, 0));
         }
-        Path file = dir.resolve("many.jfr");
-        RecordingFixture.write(
-                file,
-                pools,
-                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
-        List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
-        PoolsConfig recorded = LayoutFile.parse("recorded", runs.get(0).layoutYaml, Layouts.GIB);
-        String capped = new CappedLayout(recorded, runs, 0, null).write();
+        List<RecordingSummary> runs = recordedRuns("many.jfr", pools, config);
+        String capped = new CappedLayout(config, runs, 0, null).write();
         assertTrue(capped.contains("pages: 65535  # peak 70000"), capped);
         assertTrue(
                 capped.contains("# a pool of 64 B pages held 70000 pages (with headroom 70000), more than a pool can"
@@ -82,6 +70,16 @@ class SuggestTest {
                 capped);
         LayoutFile.parse("capped", capped, Layouts.GIB);
         held.forEach(pools::release);
+    }
+
+    /** The recording the agent would write at exit for {@code pools} under {@code config}, read back. */
+    private List<RecordingSummary> recordedRuns(String name, PoolAllocator pools, PoolsConfig config) throws Exception {
+        Path file = dir.resolve(name);
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
+        return List.of(RecordingSummary.read(file, false));
     }
 
     @Test

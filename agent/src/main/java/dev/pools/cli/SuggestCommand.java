@@ -94,10 +94,11 @@ final class SuggestCommand implements Callable<Integer> {
                 traces.add(PageFit.read(t));
             }
             search = PageFit.search(traces, recordedSliced(first));
-            // Tracing serializes allocations: it is for measuring runs, not for the capped one.
-            config = config.withReport(
-                    new PoolsConfig.Report(config.reportFile(), config.reportPeriod(), null, config.reportMaxSize()));
         }
+        // No trace in the capped run, with or without --fit: tracing serializes allocations (it is for
+        // measuring runs), and the capped run's trace would overwrite the measured one's file.
+        config = config.withReport(
+                new PoolsConfig.Report(config.reportFile(), config.reportPeriod(), null, config.reportMaxSize()));
         String text = new CappedLayout(config, runs, extra, search).write();
         try {
             LayoutFile.parse("suggested layout", text, Layouts.GIB);

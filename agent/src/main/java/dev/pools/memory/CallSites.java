@@ -24,10 +24,13 @@ import java.util.concurrent.atomic.LongAdder;
  * bytes per site as its own debt, and its next requests at that site take from the debt before
  * they touch the atomic. A thread that releases and asks again at a site, as a request loop does,
  * so leaves the atomic alone. Live bytes are the atomic minus every thread's debt: exact whenever
- * no request is in flight. The peak is taken from the atomic when it rises: exact when one thread
- * asks and releases at the site; otherwise at most the other threads' debts (each at most
- * {@link #DEBT_LIMIT}) above the true peak, never below it. The pools' release thread never asks,
- * so it keeps no debt: what the collector releases is published at once.
+ * no request is in flight. The peak is taken from the atomic when it rises. A release is counted
+ * once its room is back in the pool, so the peak is exact when one thread asks and releases at the
+ * site; otherwise it may be above the true peak by the other threads' debts (each at most
+ * {@link #DEBT_LIMIT}) and by the releases in flight, and below it only if a request is stopped
+ * between taking its room and being counted while a release at the site completes. The pools'
+ * release thread never asks, so it keeps no debt: what the collector releases is published once
+ * its batch's room is back.
  */
 public final class CallSites {
 
@@ -172,10 +175,15 @@ public final class CallSites {
     }
 
     void fellBack(int id, int size) {
+        failed(id, size);
+        sites[idOf(id)].fallbacks.increment();
+    }
+
+    /** Counts a request no pool served ({@code on_exhausted: fail}): asked for, never live. */
+    void failed(int id, int size) {
         Site s = sites[idOf(id)];
         s.count.increment();
         s.bytes.add(size);
-        s.fallbacks.increment();
     }
 
     void released(int id, int size) {

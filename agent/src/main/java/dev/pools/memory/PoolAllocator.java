@@ -133,9 +133,11 @@ public final class PoolAllocator {
             buffer = NativeAccess.newBuffer(lease.address, size, anchor);
         } catch (Throwable t) {
             // No buffer was made (a heap OutOfMemoryError, say): the room goes back, nothing leaks.
-            sites.served(site, size, lease.pool.knownCounts(lease));
+            CallSites.ThreadCounts known = lease.pool.knownCounts(lease);
+            sites.served(site, size, known);
             if (claim(lease, false)) {
                 lease.pool.free(lease);
+                sites.released(lease.site, lease.size, known);
             }
             throw t;
         }
@@ -234,6 +236,8 @@ public final class PoolAllocator {
             // The recording must never turn a served request into a failed one.
         }
         if (!fallBack) {
+            // Asked for, though not served: the site's requests and bytes count it, as a fallback's.
+            sites.failed(site, size);
             throw new OutOfMemoryError("pools: cannot serve " + size + " B: " + reason);
         }
         fallbackAllocs.increment();
@@ -252,10 +256,18 @@ public final class PoolAllocator {
      */
     public boolean release(Buffer buffer) {
         Lease lease = leaseOf(buffer);
-        if (lease == null || !lease.pool.owner.claim(lease, true)) {
+        if (lease == null) {
             return false;
         }
+        PoolAllocator owner = lease.pool.owner;
+        if (!owner.claim(lease, true)) {
+            return false;
+        }
+        CallSites.ThreadCounts known = lease.pool.knownCounts(lease);
         lease.pool.free(lease);
+        // Counted once the room is back, never before: a request at the site meanwhile (another
+        // thread's) finds the room still taken, and the site's peak is never below the bytes it held.
+        owner.sites.released(lease.site, lease.size, known);
         return true;
     }
 
@@ -271,7 +283,7 @@ public final class PoolAllocator {
 
     /**
      * Decides that this caller releases {@code lease} (false if it was released before: counted as a
-     * double release when explicit) and cleans it.
+     * double release when explicit) and cleans it; the caller frees it, then counts the call site.
      */
     boolean claim(Lease lease, boolean explicit) {
         if (!lease.claimRelease()) {
@@ -286,9 +298,9 @@ public final class PoolAllocator {
 
     /**
      * Like {@link #claim} for a release by the collector (the release thread, or a request that
-     * releases queued leases), without counting the call site: the caller counts a batch's released
-     * bytes per site at once ({@link #collected}) before any of their room goes back to a pool, so
-     * that a burst of releases does not write one shared counter per buffer. A pool that zeroes at
+     * releases queued leases): the caller counts a batch's released bytes per site at once
+     * ({@link #collected}) once their room is back in a pool, so that a burst of releases does not
+     * write one shared counter per buffer. A pool that zeroes at
      * hand-out gets the room back as the host left it, so that the one release thread does not zero
      * for every allocating thread; the allocation that next takes it zeroes it.
      */
@@ -306,7 +318,9 @@ public final class PoolAllocator {
 
     /**
      * Counts {@code leases} releases by the collector of {@code bytes} in all at call site
-     * {@code site}: claimed by {@link #claimCollected}, their room not yet back in a pool.
+     * {@code site}: claimed by {@link #claimCollected}, their room back in a pool. Counted before,
+     * a request at the site in between (the room not yet free) was counted against too few live
+     * bytes, and the site's peak came out below what it held, by up to a batch.
      */
     void collected(int site, long bytes, int leases) {
         sites.released(site, bytes, null);
@@ -314,8 +328,10 @@ public final class PoolAllocator {
     }
 
     /**
-     * After a claim: counts the call site's live bytes down before the room can be reused (so that a
-     * site's peak never counts a reused slice twice), and zeroes (or poisons) the memory.
+     * After a claim: zeroes (or poisons) the memory. The call site is counted by the caller once the
+     * room is back: a slice reused at once by another thread at the same site is then counted twice
+     * for that moment (the site's peak may be above what it held by the releases in flight, never
+     * below).
      *
      * <p>The lease is not {@link Lease#clear() cleared}: on JDK 17 that is a call into the VM that
      * cost a fifth of an allocate and release. Nothing holds a released lease but its anchor, so it
@@ -323,7 +339,6 @@ public final class PoolAllocator {
      * ({@link Lease#claimRelease()}), like a second explicit release but not counted as one.
      */
     private void clean(Lease lease) {
-        sites.released(lease.site, lease.size, lease.pool.knownCounts(lease));
         NativeAccess.fill(lease.address, lease.size, options.poisonOnFree ? POISON : 0);
     }
 

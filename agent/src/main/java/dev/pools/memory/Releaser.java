@@ -50,6 +50,9 @@ final class Releaser {
     /** For tests: run by the release thread after it took a batch from the queue, before it releases it; null otherwise. */
     static volatile Runnable beforeReleasingBatch;
 
+    /** For tests: run by a release of queued leases between freeing their room and counting their call sites; null otherwise. */
+    static volatile Runnable betweenFreeAndCount;
+
     private Releaser() {}
 
     /** The release thread, or null before it started. */
@@ -265,9 +268,9 @@ final class Releaser {
     }
 
     /**
-     * Releases queued leases: claims and cleans each outside any pool lock, counts the released bytes
-     * once per run of leases of one call site, then frees them pool by pool, one lock acquisition per
-     * pool, so that a burst of releases after a collection neither takes the lock from allocating
+     * Releases queued leases: claims and cleans each outside any pool lock, frees them pool by pool,
+     * one lock acquisition per pool, then counts the released bytes once per run of leases of one call
+     * site, so that a burst of releases after a collection neither takes the lock from allocating
      * threads once per buffer nor writes a site's shared counter once per buffer.
      */
     private static void release(Lease[] batch, int n) {
@@ -276,17 +279,6 @@ final class Releaser {
             if (batch[i].pool.owner.claimCollected(batch[i])) {
                 batch[kept++] = batch[i];
             }
-        }
-        for (int start = 0; start < kept; ) {
-            PoolAllocator owner = batch[start].pool.owner;
-            int site = batch[start].site;
-            long bytes = 0;
-            int end = start;
-            while (end < kept && batch[end].pool.owner == owner && batch[end].site == site) {
-                bytes += batch[end++].size;
-            }
-            owner.collected(site, bytes, end - start);
-            start = end;
         }
         for (int start = 0; start < kept; ) {
             Pool pool = batch[start].pool;
@@ -299,6 +291,22 @@ final class Releaser {
                 }
             }
             pool.free(batch, start, end);
+            start = end;
+        }
+        Runnable between = betweenFreeAndCount;
+        if (between != null) {
+            between.run();
+        }
+        // The call sites once the room is back, never before (PoolAllocator#collected).
+        for (int start = 0; start < kept; ) {
+            PoolAllocator owner = batch[start].pool.owner;
+            int site = batch[start].site;
+            long bytes = 0;
+            int end = start;
+            while (end < kept && batch[end].pool.owner == owner && batch[end].site == site) {
+                bytes += batch[end++].size;
+            }
+            owner.collected(site, bytes, end - start);
             start = end;
         }
         Arrays.fill(batch, 0, n, null);

@@ -403,6 +403,10 @@ class CliIT {
         double ratio = Double.parseDouble(search.group(2));
         assertTrue(ratio < Double.parseDouble(search.group(3)), "better than the measured layout: " + fitted);
         assertFalse(fitted.contains("trace:"), "the capped run is not traced: " + fitted);
+        // Nor without --fit: its trace would overwrite the measured run's (found by a review).
+        Forked.Result plain = Forked.cli(dir, "suggest", "seed-fit.jfr");
+        assertEquals(0, plain.exit(), plain.toString());
+        assertFalse(plain.out().contains("trace:"), plain.out());
 
         Files.writeString(
                 dir.resolve("fitted-fail.yaml"), fitted.replace("on_exhausted: fallback", "on_exhausted: fail"));

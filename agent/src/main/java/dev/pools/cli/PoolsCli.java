@@ -34,6 +34,20 @@ public final class PoolsCli implements Runnable {
     /** Runs a verb and returns its exit status. */
     public static int run(String... args) {
         CommandLine cli = new CommandLine(new PoolsCli());
+        // A bad option or argument is one line, as any bad input: what is wrong, and where the help is.
+        cli.setParameterExceptionHandler((e, given) -> {
+            CommandLine where = e.getCommandLine();
+            String verb = where.getParent() == null ? "" : where.getCommandName() + " ";
+            String near = "";
+            if (e instanceof CommandLine.UnmatchedArgumentException u
+                    && !u.getSuggestions().isEmpty()) {
+                near = " (did you mean " + String.join(" or ", u.getSuggestions()) + "?)";
+            }
+            where.getErr()
+                    .println("pools: " + e.getMessage().lines().findFirst().orElse("bad arguments") + near
+                            + "; see java -jar pools.jar " + verb + "--help");
+            return ExitStatus.BAD_INPUT;
+        });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof BadInput bad) {
                 commandLine.getErr().println("pools: " + bad.getMessage());

@@ -353,6 +353,17 @@ class CliIT {
                 help.out());
         assertEquals(2, Forked.cli(dir, "report").exit(), "a missing argument is bad input");
         assertEquals(2, Forked.cli(dir, "frobnicate").exit());
+        // One line, not the whole usage (found by a review).
+        Forked.Result option =
+                Forked.cli(dir, "report", "--frobnicate", recording(0).toString());
+        assertEquals(2, option.exit(), option.toString());
+        assertEquals(
+                List.of("pools: Unknown option: '--frobnicate'; see java -jar pools.jar report --help"),
+                option.errLines());
+        Forked.Result near = Forked.cli(dir, "report", "--jsn", recording(0).toString());
+        assertEquals(
+                List.of("pools: Unknown option: '--jsn' (did you mean --json?); see java -jar pools.jar report --help"),
+                near.errLines());
         Forked.Result headroom =
                 Forked.cli(dir, "suggest", "--headroom", "lots", recording(0).toString());
         assertEquals(2, headroom.exit());

@@ -86,7 +86,7 @@ final class FleetReport {
         Path folder = commonFolder();
         for (RecordingSummary s : runs) {
             t.row(
-                    folder == null ? s.file : s.file.getFileName(),
+                    folder == null ? s.name() : Path.of(s.name()).getFileName(),
                     s.pid < 0 ? "-" : s.pid,
                     Duration.between(s.start, s.end).toSeconds() + " s",
                     state(s),

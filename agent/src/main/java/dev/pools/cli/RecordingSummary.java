@@ -82,6 +82,13 @@ final class RecordingSummary {
     Path recoveredFrom;
     /** From {@code jdk.JVMInformation}: the process id; -1 when not recorded. */
     long pid = -1;
+    /** From {@code jdk.JVMInformation}: when the JVM started, in epoch milliseconds; -1 when not recorded. */
+    long jvmStart = -1;
+    /**
+     * The files read into this summary: {@link #file} alone, or every file of one JVM given together
+     * (a recording set aside at {@code report.max_size}, {@code <file>.1}, and its successor).
+     */
+    final List<Path> parts = new ArrayList<>();
 
     private long events;
     /** The process's memory, from pools.ProcessMemory; no samples in recordings of older agents. */
@@ -131,6 +138,11 @@ final class RecordingSummary {
         List<RecordingSummary> read = new ArrayList<>();
         List<String> leftOut = new ArrayList<>();
         for (Path f : files) {
+            Path earlier = f.resolveSibling(f.getFileName() + ".1");
+            if (!files.contains(earlier) && Files.isRegularFile(earlier)) {
+                System.err.println("pools: " + earlier + " beside " + f + " may hold the earlier part of its JVM's"
+                        + " recording (set aside at report.max_size); give both to read the whole run");
+            }
             try {
                 read.add(read(f, timeline));
             } catch (BadInput e) {
@@ -146,7 +158,47 @@ final class RecordingSummary {
         for (String why : leftOut) {
             System.err.println("pools: left out " + why);
         }
-        return read;
+        return oneSummaryPerJvm(read, timeline);
+    }
+
+    /**
+     * Files of the same JVM (the same process id and start time: a recording and what was set aside
+     * of it at {@code report.max_size}) read as one recording, in the place of the first of them: its
+     * peaks the maximum over them, its counters the latest, its refusals and samples all of theirs.
+     * Otherwise one JVM would count as several, and its cumulative counters be summed.
+     */
+    private static List<RecordingSummary> oneSummaryPerJvm(List<RecordingSummary> read, boolean timeline) {
+        Map<String, List<RecordingSummary>> byJvm = new LinkedHashMap<>();
+        for (RecordingSummary s : read) {
+            String jvm = s.pid < 0 || s.jvmStart < 0 ? "file " + s.file : s.pid + "@" + s.jvmStart;
+            byJvm.computeIfAbsent(jvm, k -> new ArrayList<>()).add(s);
+        }
+        if (byJvm.size() == read.size()) {
+            return read;
+        }
+        List<RecordingSummary> out = new ArrayList<>();
+        for (List<RecordingSummary> jvm : byJvm.values()) {
+            if (jvm.size() == 1) {
+                out.add(jvm.get(0));
+                continue;
+            }
+            // The file that ends last names it: the one at report.file, the others its earlier parts.
+            RecordingSummary latest = jvm.get(0);
+            for (RecordingSummary s : jvm) {
+                if (s.end.isAfter(latest.end)) {
+                    latest = s;
+                }
+            }
+            List<Path> files = new ArrayList<>();
+            files.add(latest.file);
+            for (RecordingSummary s : jvm) {
+                if (s != latest) {
+                    files.add(s.file);
+                }
+            }
+            out.add(read(files, timeline));
+        }
+        return out;
     }
 
     /**
@@ -159,7 +211,23 @@ final class RecordingSummary {
      * ({@code <file>.d}): that is read instead. Such a folder may also be given directly.
      */
     static RecordingSummary read(Path file, boolean timeline) {
-        RecordingSummary s = new RecordingSummary(file, timeline);
+        return read(List.of(file), timeline);
+    }
+
+    /** Reads the files of one JVM as one recording, named by the first ({@link #oneSummaryPerJvm}). */
+    private static RecordingSummary read(List<Path> files, boolean timeline) {
+        RecordingSummary s = new RecordingSummary(files.get(0), timeline);
+        for (Path file : files) {
+            s.readPart(file);
+        }
+        s.check();
+        return s;
+    }
+
+    /** Reads one file into this summary; any problem with it is a {@link BadInput} with one line naming it. */
+    private void readPart(Path file) {
+        RecordingSummary s = this;
+        s.parts.add(file);
         try {
             List<Path> chunks = recoverable(file);
             if (chunks == null) {
@@ -199,6 +267,12 @@ final class RecordingSummary {
             }
             throw new BadInput(file + ": not a readable JFR recording (" + e + ")", true);
         }
+    }
+
+    /** What every summary must hold once its files are read; sorts the timelines. */
+    private void check() {
+        RecordingSummary s = this;
+        Path file = parts.size() == 1 ? this.file : this.file.resolveSibling(String.join(" + ", partNames()));
         if (s.layoutYaml == null && !s.pools.isEmpty()) {
             throw new BadInput(file + ": pools reports without the layout they came from (no pools.Layout event: its"
                     + " JVM ended as the recording started); nothing to report from it");
@@ -212,12 +286,28 @@ final class RecordingSummary {
                             ? ""
                             : ", and a report.period above 0 for" + " a JVM that may be killed"));
         }
-        if (timeline) {
+        if (poolTimeline != null) {
             s.poolTimeline.sort(Comparator.comparing(Pool::time));
             s.usageTimeline.sort(Comparator.comparing(Usage::time));
             s.processTimeline.sort(Comparator.comparing(ProcessSample::time));
         }
-        return s;
+    }
+
+    /** The file names read into this summary, the first being {@link #file}'s. */
+    List<String> partNames() {
+        List<String> names = new ArrayList<>();
+        for (Path p : parts) {
+            names.add(p.getFileName().toString());
+        }
+        return names;
+    }
+
+    /** How the report names this recording: its file, and the earlier parts read with it. */
+    String name() {
+        if (parts.size() <= 1) {
+            return file.toString();
+        }
+        return file + " (with " + String.join(", ", partNames().subList(1, parts.size())) + ")";
     }
 
     /** The JFR repository folder the agent up to 01a91a3 kept beside {@code recording} while its JVM ran. */
@@ -322,7 +412,10 @@ final class RecordingSummary {
             end = t;
         }
         switch (e.getEventType().getName()) {
-            case Recorder.JVM_INFORMATION -> pid = e.getLong("pid");
+            case Recorder.JVM_INFORMATION -> {
+                pid = e.getLong("pid");
+                jvmStart = e.getInstant("jvmStartTime").toEpochMilli();
+            }
             case EventNames.PROCESS_MEMORY -> {
                 budget.accept(e);
                 if (processTimeline != null) {
@@ -436,9 +529,16 @@ final class RecordingSummary {
     }
 
     long refusedCount() {
+        return refusedCount(null);
+    }
+
+    /** The refusals recorded one by one with this outcome ({@link EventNames#OUTCOME_FALLBACK}, ...); null: all. */
+    long refusedCount(String outcome) {
         long n = 0;
         for (Refusals r : refusals.values()) {
-            n += r.count();
+            if (outcome == null || outcome.equals(r.outcome())) {
+                n += r.count();
+            }
         }
         return n;
     }

@@ -81,7 +81,7 @@ final class ReportCommand implements Callable<Integer> {
 
     static String text(RecordingSummary s, int top) {
         StringBuilder b = new StringBuilder();
-        b.append(s.file)
+        b.append(s.name())
                 .append(": ")
                 .append(TIME.format(s.start))
                 .append(" to ")
@@ -157,6 +157,14 @@ final class ReportCommand implements Callable<Integer> {
                 .append(")   refusals: ")
                 .append(s.refusedCount())
                 .append('\n');
+        long recordedFallbacks = s.refusedCount(EventNames.OUTCOME_FALLBACK);
+        if (recordedFallbacks < u.fallbackAllocs()) {
+            // The counter covers the JVM's whole run; the refusals are those this recording holds one by one.
+            b.append("                   ")
+                    .append(u.fallbackAllocs() - recordedFallbacks)
+                    .append(" of the fallbacks are counted only, not recorded one by one here: before this file")
+                    .append(" (report.max_size), or more than the recording keeps between two batches\n");
+        }
         appendCollections(b, u.collections(), u.collectionNanos(), "");
         if (s.budget.samples() > 0) {
             b.append('\n').append(s.budget.text());
@@ -234,6 +242,13 @@ final class ReportCommand implements Callable<Integer> {
     private Map<String, Object> toJson(RecordingSummary s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("file", s.file.toString());
+        if (s.parts.size() > 1) {
+            List<Object> parts = new ArrayList<>();
+            for (Path p : s.parts) {
+                parts.add(p.toString());
+            }
+            m.put("parts", parts);
+        }
         m.put("start", s.start.toString());
         m.put("end", s.end.toString());
         m.put("pid", s.pid);

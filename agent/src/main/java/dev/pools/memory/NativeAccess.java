@@ -69,6 +69,8 @@ final class NativeAccess {
     private static final long DIRECT_MAX;
     private static final Throwable FAILURE;
     private static volatile String lastRefusal;
+    /** How many times the JDK refused the pools a page or block: when it grows, room they hold empty is worth giving back. */
+    private static final AtomicLong PAGE_REFUSALS = new AtomicLong();
 
     static {
         InternalCalls calls = null;
@@ -285,6 +287,11 @@ final class NativeAccess {
         }
     }
 
+    /** How many times the JDK refused a page or block so far. */
+    static long pageRefusals() {
+        return PAGE_REFUSALS.get();
+    }
+
     /** The JDK's message the last time it refused a page, or null. */
     static String lastRefusal() {
         return lastRefusal;
@@ -399,6 +406,7 @@ final class NativeAccess {
         try {
             memory = ByteBuffer.allocateDirect(Math.addExact(bytes, ALIGNMENT - 1));
         } catch (OutOfMemoryError | ArithmeticException e) {
+            PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
         }
@@ -414,6 +422,7 @@ final class NativeAccess {
      */
     private static boolean overLimit(int bytes) {
         if (DIRECT_RESERVED != null && DIRECT_RESERVED.get() + bytes + ALIGNMENT > DIRECT_MAX) {
+            PAGE_REFUSALS.incrementAndGet();
             lastRefusal = "the direct memory limit: " + DIRECT_RESERVED.get() + " of " + DIRECT_MAX
                     + " B reserved (-XX:MaxDirectMemorySize)";
             return true;
@@ -446,6 +455,7 @@ final class NativeAccess {
         try {
             CALLS.reserveMemory(size, size);
         } catch (OutOfMemoryError e) {
+            PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
         }
@@ -453,6 +463,7 @@ final class NativeAccess {
             raw = CALLS.allocateMemory(size);
         } catch (OutOfMemoryError e) {
             CALLS.unreserveMemory(size, size);
+            PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
         } catch (RuntimeException e) {

@@ -61,6 +61,9 @@ public final class PoolAllocator {
     private volatile PoolSet current;
     private volatile boolean shutdown;
     private volatile long lastCollect = System.nanoTime() - COLLECT_INTERVAL_NANOS;
+    /** {@link NativeAccess#pageRefusals()} when the exhausted path last gave empty pages back. */
+    private volatile long emptiedAtRefusals;
+
     /** Whether the last collection for an exhausted request gave memory back: if so, the next may come at once. */
     private volatile boolean lastCollectHelped;
 
@@ -187,7 +190,16 @@ public final class PoolAllocator {
         }
         long now = System.nanoTime();
         if (!options.failWhenExhausted && !lastCollectHelped && now - lastCollect < COLLECT_INTERVAL_NANOS) {
-            return null;
+            // No collection so soon after one that gave nothing back. Room the pools hold empty is
+            // another matter: once the JDK has refused a page since it was last given back (the
+            // direct memory limit), give it back, or a request would fall back while it sits there.
+            long refused = NativeAccess.pageRefusals();
+            if (refused == emptiedAtRefusals) {
+                return null;
+            }
+            emptiedAtRefusals = refused;
+            releaseEmptyPages();
+            return reserve(size, site, true, true);
         }
         lastCollect = now;
         long before = collectorReleases.sum();
@@ -221,6 +233,7 @@ public final class PoolAllocator {
         }
         // Only now give empty pages back, so that a pool that needs a page of another size can get
         // one: freeing them first would make the pools allocate (and zero) them all over again.
+        emptiedAtRefusals = NativeAccess.pageRefusals();
         releaseEmptyPages();
         return reserve(size, site, true, true);
     }
@@ -232,7 +245,7 @@ public final class PoolAllocator {
         boolean fallBack = !options.failWhenExhausted;
         try {
             listener.refused(size, site, reason, fallBack);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             // The recording must never turn a served request into a failed one.
         }
         if (!fallBack) {

@@ -124,6 +124,12 @@ final class EventFile implements Closeable {
     private final long metadata;
     private long lastTicks;
     private boolean closed;
+    /** Set once a write failed ({@link #stop}): events are counted, not kept, and nothing more is written. */
+    private boolean stopped;
+    /** The most bytes of events kept in memory between flushes; see {@link #add(FileEvent, List)}. */
+    private long pendingLimit = PENDING_LIMIT;
+    /** Events not kept: past {@link #pendingLimit}, or after {@link #stop}. */
+    private long dropped;
 
     private EventFile(Path path, FileChannel channel, List<Class<?>> eventClasses, long startTicks, long startMillis)
             throws IOException {
@@ -177,6 +183,45 @@ final class EventFile implements Closeable {
         }
     }
 
+    /**
+     * The most bytes of events kept in memory between two flushes by default. Events that host threads
+     * add (refusals) wait in memory for the next batch; past this, or past {@link #limitPending}, they
+     * are counted and not kept, so that a storm of refusals, a recording with {@code report.period: 0}
+     * (everything waits for the JVM's end) or a file that can no longer be written never grows the
+     * host's heap without bound.
+     */
+    static final long PENDING_LIMIT = 4L << 20;
+
+    /** The most bytes of events kept between flushes. */
+    synchronized long pendingLimit() {
+        return pendingLimit;
+    }
+
+    /** The least {@link #limitPending} lowers the limit to: a second's refusals of a busy host, at about 50 B each. */
+    static final long PENDING_FLOOR = 1L << 20;
+
+    /** Lowers the most bytes of events kept between flushes, to no less than {@link #PENDING_FLOOR}. */
+    synchronized void limitPending(long bytes) {
+        pendingLimit = Math.max(PENDING_FLOOR, Math.min(PENDING_LIMIT, bytes));
+    }
+
+    /**
+     * After a failed write: nothing more is written or kept (what waits is let go); events are counted
+     * (refusals, in {@link #dropped}). The file stays as of its last flush.
+     */
+    synchronized void stop() {
+        stopped = true;
+        pending.reset();
+        for (Pool<?> p : pools) {
+            p.forget();
+        }
+    }
+
+    /** Refusals that were counted and not kept: past the limit of what waits for a flush, or after {@link #stop}. */
+    synchronized long dropped() {
+        return dropped;
+    }
+
     /** Adds an event, with the time of now; its class must be one of those declared. Nothing once closed. */
     synchronized void add(FileEvent e) {
         add(e, null);
@@ -191,6 +236,13 @@ final class EventFile implements Closeable {
         if (closed) {
             return false;
         }
+        if (stopped || (stack != null && pending.size() >= pendingLimit)) {
+            // A host thread's event (a refusal, with its stack) past what may wait for the next flush.
+            if (stack != null) {
+                dropped++;
+            }
+            return true;
+        }
         add(e, stack, Thread.currentThread(), now());
         return true;
     }
@@ -203,6 +255,12 @@ final class EventFile implements Closeable {
     synchronized void add(FileEvent e, List<Frame> stack, Thread thread, long ticks) {
         if (closed) {
             return; // after the JVM's end: a thread that still allocates
+        }
+        if (stopped) {
+            if (stack != null) {
+                dropped++;
+            }
+            return;
         }
         EventClass c = classes.get(e.getClass());
         if (c == null) {
@@ -248,7 +306,7 @@ final class EventFile implements Closeable {
 
     /** Appends the events added since the last flush, then makes the header count them. */
     synchronized void flush() throws IOException {
-        if (closed) {
+        if (closed || stopped) {
             return;
         }
         appendPending();
@@ -262,8 +320,10 @@ final class EventFile implements Closeable {
             return;
         }
         try {
-            appendPending();
-            writeHeader(true);
+            if (!stopped) {
+                appendPending();
+                writeHeader(true);
+            }
         } finally {
             closed = true;
             channel.close();
@@ -278,6 +338,24 @@ final class EventFile implements Closeable {
     /** Where the file is. */
     synchronized Path path() {
         return path;
+    }
+
+    /**
+     * Gives the file the name {@code target} as well (a hard link, replacing any file there at once),
+     * and makes it the name the file is known by; it stays open, and stays at its old name too until
+     * another file is moved there. On failure, nothing changed.
+     */
+    synchronized void linkAs(Path target) throws IOException {
+        Path link = target.resolveSibling(target.getFileName() + ".link");
+        Files.deleteIfExists(link);
+        Files.createLink(link, path);
+        try {
+            Files.move(link, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(link);
+            throw e;
+        }
+        path = target;
     }
 
     /** Renames the file to {@code target} (replacing any file there); it stays open, and is written there. */
@@ -365,6 +443,13 @@ final class EventFile implements Closeable {
             entries.varint(key);
             added++;
             return entries;
+        }
+
+        /** Forgets every value and entry: for a file nothing more is written to. */
+        void forget() {
+            keys.clear();
+            entries.reset();
+            added = 0;
         }
 
         void drainTo(Bytes cp) {

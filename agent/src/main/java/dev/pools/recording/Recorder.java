@@ -86,7 +86,7 @@ public final class Recorder {
      */
     static final String SETUP_DELAY_PROPERTY = "pools.test.recordingSetupDelayMs";
 
-    /** For tests only: milliseconds a periodic batch waits between its pool reports and the rest of it. */
+    /** For tests only: milliseconds a periodic batch waits between reading the pools' reports and writing them. */
     static final String BATCH_DELAY_PROPERTY = "pools.test.batchDelayMs";
 
     /** For tests only: milliseconds between the file's creation and its first {@code pools.Layout} event. */
@@ -109,6 +109,9 @@ public final class Recorder {
      * read it for refusals and installs.
      */
     private static volatile EventFile file;
+
+    /** Refusals the files set aside at {@code report.max_size} counted and did not keep; under {@link #LOCK}. */
+    private static long droppedBefore;
 
     /** Whether the file is set aside at {@code report.max_size}; false after a failure to, said once. Under {@link #LOCK}. */
     private static boolean rotating = true;
@@ -180,6 +183,7 @@ public final class Recorder {
             Path destination = Path.of(FileNames.expand(config.reportFile()));
             ProcessMemory sampler = new ProcessMemory();
             EventFile out = EventFile.create(destination, EVENT_CLASSES, runtime.startTicks(), runtime.startMillis());
+            limitPending(out, config);
             try {
                 begin(runtime, config, runtime.allocator(), sampler, out, atEnd);
             } catch (IOException | RuntimeException | Error e) {
@@ -227,9 +231,9 @@ public final class Recorder {
         // within its first period has two points of it, this one and the final batch. None when
         // report.period is 0 (reports only at the end), nor at the JVM's end: the final batch follows.
         if (!config.reportPeriod().isZero() && !atEnd) {
-            List<PoolReport> reports = allocator.reports();
-            emitBatch(sink(out), allocator, reports);
-            write(out, sampler.sample(allocator.usage(reports)));
+            Batch first = new Batch(sink(out), allocator, false);
+            runtime.tellInstalled(first);
+            write(out, sampler.sample(allocator.usage(first.reports)));
         }
         out.flush();
         if (!atEnd) {
@@ -301,19 +305,16 @@ public final class Recorder {
                         return; // the final batch is the shutdown hook's, and the last
                     }
                     EventFile out = file;
-                    List<PoolReport> reports = allocator.reports();
-                    emitBatch(Recorder.sink(out), allocator, reports);
-                    delayForTests(BATCH_DELAY_PROPERTY);
-                    write(out, sampler.sample(allocator.usage(reports)));
+                    Batch batch = new Batch(sink(out), allocator, true);
+                    recorded.tellInstalled(batch);
+                    write(out, sampler.sample(allocator.usage(batch.reports)));
                     out.flush();
                     long maxSize = recorded.config().reportMaxSize();
                     if (rotating && maxSize > 0 && out.length() >= maxSize) {
                         rotate(out, allocator, sampler);
                     }
                 } catch (IOException | RuntimeException | Error e) {
-                    if (!closing) {
-                        Log.once("recording-write", "the recording stopped: " + e);
-                    }
+                    stopped(file, e);
                     return;
                 } finally {
                     LOCK.unlock();
@@ -372,14 +373,17 @@ public final class Recorder {
                 }
             }
             try {
-                if (!layoutRecorded) {
-                    // The JVM ended between the recording's start and the install listener's first event.
-                    emitLayout(file, recorded.installed());
-                }
-                emitFinal(sink(file), pools, memory);
+                recorded.tellInstalled(new Final(file, pools, memory));
                 file.close();
             } catch (IOException | RuntimeException | Error e) {
                 Log.once("recording-write", "the recording's end could not be written: " + e);
+            }
+            long dropped = droppedBefore + file.dropped();
+            if (dropped > 0) {
+                Log.info(dropped + " refusals were counted and not recorded one by one (more than "
+                        + Sizes.human(file.pendingLimit())
+                        + " of them between two batches, or after the recording stopped); the fallback counts"
+                        + " include them");
             }
             return Ending.RECORDED;
         } finally {
@@ -468,7 +472,7 @@ public final class Recorder {
                 AllocationRefusedEvent e = refusal(size, sites.name(site), reason, fellBack);
                 addToCurrent(e, EventFile.callerStack());
                 JfrMirror.commit(e);
-            } catch (RuntimeException x) {
+            } catch (RuntimeException | Error x) {
                 // On the host's thread: never into the host.
                 Log.once("recording-refusal", "a refusal could not be recorded: " + x);
             }
@@ -519,15 +523,19 @@ public final class Recorder {
 
     /**
      * Sets the file aside as {@code <file>.1} (replacing an older one) and goes on in a new file at its
-     * name; under {@link #LOCK}, after a batch. The new file starts as a recording does (the JVM's
-     * event, the layout in force, a batch) before the old one gets its final batch and is marked as
-     * ended: a JVM killed at any point leaves one of them with everything up to its last batch. The
-     * peaks in either are the pools' own counters since the agent's start. If the file cannot be set
-     * aside, the recording goes on in it, unbounded, and says so once.
+     * name; under {@link #LOCK}, after a batch. The new file is made beside it ({@code <file>.next})
+     * with the JVM's event; the old one gets its second name, {@code <file>.1}, as a hard link, so that
+     * some file is at {@code report.file} at every instant; then, under the install lock, the new file
+     * gets the layout in force and becomes the one events go to, and the old one its final batch (of
+     * the pools of its own last layout); the new file gets a batch and is renamed over the old one's
+     * first name, and the old one is marked as ended. A JVM killed at any point leaves at its name a
+     * file whole up to its last batch. The peaks in either file are the pools' own counters since the
+     * agent's start; refusals and samples of the process's memory are each file's own. If the file
+     * cannot be set aside (no hard links there, {@code <file>.1} a directory), the new one is deleted and
+     * the recording goes on in the old one, unbounded, said once.
      */
-    private static void rotate(EventFile old, PoolAllocator allocator, ProcessMemory sampler) {
+    private static void rotate(EventFile old, PoolAllocator allocator, ProcessMemory sampler) throws IOException {
         Path path = old.path();
-        Path previous = path.resolveSibling(path.getFileName() + ".1");
         EventFile fresh;
         try {
             fresh = EventFile.create(
@@ -535,34 +543,52 @@ public final class Recorder {
                     EVENT_CLASSES,
                     System.nanoTime(),
                     System.currentTimeMillis());
+            limitPending(fresh, recorded.config());
+            addJvmInformation(fresh);
         } catch (IOException | RuntimeException e) {
             stopRotating(e);
             return;
         }
         try {
-            addJvmInformation(fresh);
-            // Under the install lock: an install at the same time goes whole to one file or the other.
-            recorded.tellInstalled(new SwitchTo(fresh));
-            List<PoolReport> reports = allocator.reports();
-            emitBatch(sink(fresh), allocator, reports);
-            write(fresh, sampler.sample(allocator.usage(reports)));
-            fresh.flush();
+            old.linkAs(path.resolveSibling(path.getFileName() + ".1"));
         } catch (IOException | RuntimeException e) {
-            Log.once("recording-write", "the recording stopped: " + e);
-        }
-        // Only now renamed: a JVM killed before has the old file at the name, whole up to its last batch.
-        try {
-            old.moveTo(previous);
-            fresh.moveTo(path);
-        } catch (IOException | RuntimeException e) {
+            fresh.abandon();
             stopRotating(e);
-            Log.once("recording-rotate-where", "the recording goes on in " + fresh.path());
+            return;
         }
+        recorded.tellInstalled(new SwitchTo(old, fresh, allocator, sampler));
         try {
-            emitFinal(sink(old), allocator, sampler);
             old.close();
         } catch (IOException | RuntimeException e) {
             Log.once("recording-rotate-end", "the end of " + old.path() + " could not be written: " + e);
+        }
+        droppedBefore += old.dropped();
+        // A failure here is the new file's, and stops the recording as any failed batch does.
+        Batch first = new Batch(sink(fresh), allocator, false);
+        recorded.tellInstalled(first);
+        write(fresh, sampler.sample(allocator.usage(first.reports)));
+        fresh.flush();
+        try {
+            fresh.moveTo(path);
+        } catch (IOException | RuntimeException e) {
+            rotating = false;
+            Log.once(
+                    "recording-rotate",
+                    "the recording could not be set aside at report.max_size; it goes on in " + fresh.path()
+                            + ", unbounded: " + e);
+        }
+    }
+
+    /**
+     * After a failed write: the file stays as of its last batch, and nothing more is kept for it (events
+     * are counted, not held in the host's memory), said once. Under {@link #LOCK}.
+     */
+    private static void stopped(EventFile out, Throwable e) {
+        if (out != null) {
+            out.stop();
+        }
+        if (!closing) {
+            Log.once("recording-write", "the recording stopped at its last batch: " + e);
         }
     }
 
@@ -574,12 +600,67 @@ public final class Recorder {
                         + e);
     }
 
-    /** At a rotation: the layout in force goes to the new file, which events go to from then on. */
-    private record SwitchTo(EventFile fresh) implements InstalledLayout.Listener {
+    /**
+     * At a rotation, under the install lock: the layout in force goes to the new file, which events go
+     * to from then on, and the old file gets its final batch before any install can change the pools.
+     */
+    private record SwitchTo(EventFile old, EventFile fresh, PoolAllocator allocator, ProcessMemory sampler)
+            implements InstalledLayout.Listener {
         @Override
         public void installed(InstalledLayout layout) {
             emitLayout(fresh, layout);
             file = fresh;
+            emitFinal(sink(old), allocator, sampler);
+        }
+    }
+
+    /** The most a file keeps of host threads' events between batches: {@code report.max_size}, at most {@link EventFile#PENDING_LIMIT}. */
+    private static void limitPending(EventFile out, PoolsConfig config) {
+        if (config.reportMaxSize() > 0) {
+            out.limitPending(config.reportMaxSize());
+        }
+    }
+
+    /**
+     * A batch of pool reports and the usage, taken under the install lock ({@link Recorded#tellInstalled}):
+     * so that no install comes between the pools' reports and the {@code pools.Layout} event before
+     * them, and a batch never reports the pools of another layout than the one the file last recorded.
+     */
+    private static final class Batch implements InstalledLayout.Listener {
+        private final Consumer<FileEvent> out;
+        private final PoolAllocator pools;
+        /** Whether the test hook {@link #BATCH_DELAY_PROPERTY} holds it, between its reports and their events. */
+        private final boolean periodic;
+        /** The reports written; set once it ran. */
+        List<PoolReport> reports;
+
+        Batch(Consumer<FileEvent> out, PoolAllocator pools, boolean periodic) {
+            this.out = out;
+            this.pools = pools;
+            this.periodic = periodic;
+        }
+
+        @Override
+        public void installed(InstalledLayout layout) {
+            reports = pools.reports();
+            if (periodic) {
+                delayForTests(BATCH_DELAY_PROPERTY);
+            }
+            emitBatch(out, pools, reports);
+        }
+    }
+
+    /**
+     * The final batch, under the install lock, as {@link Batch}; after the layout, should the JVM have
+     * ended between the recording's start and the install listener's first event.
+     */
+    private record Final(EventFile out, PoolAllocator pools, ProcessMemory memory) implements InstalledLayout.Listener {
+        @Override
+        public void installed(InstalledLayout layout) {
+            if (!layoutRecorded) {
+                emitLayout(out, layout);
+            }
+            emitFinal(sink(out), pools, memory);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.DropAndAllocate;
+import dev.pools.it.apps.RoundsOfSizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,5 +66,42 @@ class ExhaustionIT {
         long collections = Long.parseLong(line.group(1));
         assertTrue(collections >= 1 && collections <= 19, report.out());
         assertTrue(Long.parseLong(line.group(2)) > 0, report.out());
+    }
+
+    /**
+     * Room the pools hold empty (blocks of another size, the pages of another pool) is given back when
+     * the JDK refuses a page at the direct memory limit, also right after a collection that gave
+     * nothing back: before, a request then fell back while tens of MiB sat empty in the pools, and
+     * the fallback itself failed at the same limit with an {@code OutOfMemoryError} in the host.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"direct", "sliced"})
+    void at_the_direct_memory_limit_empty_room_is_given_back_before_a_request_falls_back(String layout)
+            throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                (layout.equals("direct")
+                                ? "layout: direct\n"
+                                : """
+                                layout: sliced
+                                pools:
+                                  - page_size: 4 MiB
+                                    max_slice: 512 KiB
+                                  - page_size: 8 MiB
+                                """)
+                        + """
+                        intercept:
+                          packages: [it.host]
+                        report:
+                          file: none
+                        """);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-XX:MaxDirectMemorySize=64m"),
+                RoundsOfSizes.class,
+                layout);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals("fallbacks 0", r.out().strip(), r.toString());
+        assertTrue(r.err().isBlank(), r.err());
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pools.it.apps.ApiApp;
 import dev.pools.it.apps.RecordedWorkload;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -49,6 +50,16 @@ class RecordingIT {
     private List<String> agent() throws Exception {
         Files.writeString(dir.resolve("layout.yaml"), LAYOUT);
         return List.of(Forked.agent(Path.of("layout.yaml")));
+    }
+
+    /** What a {@link RecordedWorkload} that refuses says it made: its line {@code refused N}. */
+    private static int refused(Forked.Result r) {
+        return Integer.parseInt(r.out()
+                .lines()
+                .filter(l -> l.startsWith("refused "))
+                .findFirst()
+                .orElseThrow()
+                .substring("refused ".length()));
     }
 
     private Path recording() throws Exception {
@@ -325,12 +336,7 @@ class RecordingIT {
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("rotations 2"), r.toString());
         assertEquals("", r.err(), "nothing to say");
-        int refused = Integer.parseInt(r.out()
-                .lines()
-                .filter(l -> l.startsWith("refused "))
-                .findFirst()
-                .orElseThrow()
-                .substring("refused ".length()));
+        int refused = refused(r);
         Path current = recording();
         Path previous = current.resolveSibling(current.getFileName() + ".1");
         assertTrue(Files.exists(previous), previous.toString());
@@ -377,6 +383,145 @@ class RecordingIT {
         }
         assertTrue(first > 0, "the first file's refusals are gone with it");
         assertEquals(expected, sorted, "every refusal since, once");
+        // Both files together are one JVM's recording: one report, its counters not summed.
+        Forked.Result both = Forked.cli(
+                dir,
+                "report",
+                current.getFileName().toString(),
+                previous.getFileName().toString());
+        assertEquals(0, both.exit(), both.toString());
+        assertTrue(
+                both.out().startsWith(current.getFileName() + " (with " + previous.getFileName() + "): "), both.out());
+        assertFalse(both.out().contains("fleet"), both.out());
+        assertTrue(
+                both.out()
+                        .lines()
+                        .anyMatch(l -> l.matches("fallbacks: +" + refused + " .* refusals: " + numbers.size())),
+                both.out());
+    }
+
+    /**
+     * A batch reads the pools' reports and writes them; an install between the two made a batch of the
+     * old pools follow the new layout's event, and report and suggest then read pools the recorded
+     * layout does not have. Every pool report must be of the layout recorded last before it, with a
+     * batch every millisecond and an install every two or so (before the fix, a few batches in a
+     * thousand broke this).
+     */
+    @Test
+    void every_pool_report_is_of_the_layout_recorded_before_it_though_installs_come_during_batches() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
+                layout: sliced
+                pools:
+                  - page_size: 256 KiB
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: run.jfr
+                  period: 1 ms
+                """);
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), ApiApp.class, "install-loop");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("installed 400"), r.toString());
+        List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(dir.resolve("run.jfr")));
+        events.sort(Comparator.comparing(RecordedEvent::getEndTime));
+        long pageSize = -1;
+        int layouts = 0;
+        int reports = 0;
+        for (RecordedEvent e : events) {
+            switch (e.getEventType().getName()) {
+                case "pools.Layout" -> {
+                    String yaml = e.getString("layout");
+                    pageSize = yaml.contains("page_size: 1 MiB") ? 1 << 20 : 256 << 10;
+                    assertTrue(yaml.contains("page_size: " + (pageSize == 1 << 20 ? "1 MiB" : "256 KiB")), yaml);
+                    layouts++;
+                }
+                case "pools.PoolReport" -> {
+                    assertEquals(pageSize, e.getLong("pageSize"), "a report of layout " + layouts + ": " + e);
+                    reports++;
+                }
+                default -> {}
+            }
+        }
+        assertEquals(401, layouts, "the layout at the start and each install");
+        assertTrue(reports > 41, "reports: " + reports);
+    }
+
+    /**
+     * Refusals wait in memory for the next batch; with report.period 0 that is the JVM's end. A storm of
+     * them must neither grow the host's heap nor the file without bound: past what a file keeps between
+     * batches they are counted, not recorded one by one, and the report says how many.
+     */
+    @Test
+    void with_report_period_0_a_storm_of_refusals_is_counted_and_the_file_stays_bounded() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
+                layout: sliced
+                pools:
+                  - page_size: 64 KiB
+                    max_slice: 64 B
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: run.jfr
+                  period: 0
+                  max_size: 64 KiB
+                """);
+        int count = 200_000;
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml"))),
+                RecordedWorkload.class,
+                "refuse-small",
+                String.valueOf(count));
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("refused " + count), r.toString());
+        assertTrue(r.err().matches("pools: \\d+ refusals were counted and not recorded one by one .*\\R"), r.err());
+        Path file = dir.resolve("run.jfr");
+        // 1 MiB of refusals at most between two batches, whatever max_size below it; the final batch besides.
+        assertTrue(Files.size(file) < 1200 << 10, "bounded: " + Files.size(file) + " B");
+        Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().lines().anyMatch(l -> l.matches("fallbacks: +" + count + " .*")), report.out());
+        assertTrue(
+                report.out().lines().anyMatch(l -> l.matches(" +\\d+ of the fallbacks are counted only, .*")),
+                report.out());
+    }
+
+    /**
+     * A file that cannot be set aside at report.max_size (here a directory is in the way of
+     * {@code <file>.1}) leaves the recording where it is, at its name, said in one line: not moved to
+     * a file of another name.
+     */
+    @Test
+    void a_file_that_cannot_be_set_aside_goes_on_at_its_name() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                LAYOUT.replace("file: run-%p.jfr", "file: run.jfr")
+                        .replace("period: 200 ms", "period: 10 ms\n  max_size: 64 KiB"));
+        Files.createDirectories(dir.resolve("run.jfr.1").resolve("in-the-way"));
+        Forked.Result r = Forked.app(
+                dir, List.of(Forked.agent(Path.of("layout.yaml"))), RecordedWorkload.class, "refuse-for", "1500");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(
+                r.err()
+                        .matches(
+                                "pools: the recording could not be set aside at report.max_size; it goes on in one file,"
+                                        + " unbounded: .*\\R"),
+                r.err());
+        try (var files = Files.list(dir)) {
+            assertEquals(
+                    List.of("layout.yaml", "run.jfr", "run.jfr.1"),
+                    files.map(f -> f.getFileName().toString()).sorted().toList());
+        }
+        int refused = refused(r);
+        Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(
+                report.out().lines().anyMatch(l -> l.matches("fallbacks: +" + refused + " .* refusals: " + refused)),
+                "every refusal in the file at the name: " + report.out());
     }
 
     private static boolean hasLayout(Path file) {

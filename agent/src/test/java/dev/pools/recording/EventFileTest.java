@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.RandomAccessFile;
@@ -323,6 +324,85 @@ class EventFileTest {
         e.reason = "no pool takes it";
         e.site = "it.host.Tensors#allocate";
         return e;
+    }
+
+    @Test
+    void refusals_past_the_limit_between_flushes_are_counted_not_kept_and_batches_are_kept() throws Exception {
+        Path file = dir.resolve("l.jfr");
+        List<EventFile.Frame> stack = frames();
+        int kept;
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            out.limitPending(1); // raised to the floor
+            assertEquals(EventFile.PENDING_FLOOR, out.pendingLimit());
+            int n = 0;
+            while (out.dropped() == 0) {
+                out.add(refusal(n++), stack);
+            }
+            kept = n - 1;
+            for (int i = 0; i < 999; i++) {
+                out.add(refusal(n++), stack);
+            }
+            assertEquals(1000, out.dropped());
+            out.add(new UsageEvent()); // a batch's event, without a stack: never left out
+            out.flush();
+            out.add(refusal(n), stack); // room again after the flush
+            assertEquals(1000, out.dropped());
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertEquals(kept + 2, events.size());
+        assertTrue(Files.size(file) < EventFile.PENDING_FLOOR * 2, Files.size(file) + " B");
+    }
+
+    @Test
+    void a_stopped_file_stays_as_of_its_last_flush_and_keeps_nothing_more() throws Exception {
+        Path file = dir.resolve("x.jfr");
+        List<EventFile.Frame> stack = frames();
+        EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES);
+        out.add(refusal(1), stack);
+        out.flush();
+        long flushed = Files.size(file);
+        out.add(refusal(2), stack);
+        out.stop();
+        assertTrue(out.add(refusal(3), stack), "taken (and counted), not passed on to another file");
+        out.add(new UsageEvent());
+        out.flush();
+        out.close();
+        assertEquals(1, out.dropped(), "the refusal after the stop");
+        assertEquals(flushed, Files.size(file));
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertEquals(1, events.size());
+        assertEquals(1, events.get(0).getLong("size"));
+    }
+
+    @Test
+    void a_file_linked_under_a_second_name_is_written_there_and_stays_at_the_first() throws Exception {
+        Path file = dir.resolve("r.jfr");
+        Path second = dir.resolve("r.jfr.1");
+        Files.writeString(second, "an older file, replaced");
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            out.add(refusal(1), frames());
+            out.flush();
+            out.linkAs(second);
+            assertEquals(second, out.path());
+            assertTrue(Files.isSameFile(file, second));
+            out.add(refusal(2), frames());
+        }
+        assertEquals(2, RecordingFile.readAllEvents(second).size());
+        assertEquals(List.of("r.jfr", "r.jfr.1"), names());
+        // In the way, a directory: nothing changes.
+        Path other = dir.resolve("o.jfr");
+        Files.createDirectories(dir.resolve("o.jfr.1").resolve("x"));
+        try (EventFile out = EventFile.create(other, Recorder.EVENT_CLASSES)) {
+            assertThrows(java.io.IOException.class, () -> out.linkAs(dir.resolve("o.jfr.1")));
+            assertEquals(other, out.path());
+        }
+        assertEquals(List.of("o.jfr", "o.jfr.1", "r.jfr", "r.jfr.1"), names());
+    }
+
+    private List<String> names() throws Exception {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
     }
 
     private static List<EventFile.Frame> frames() {

@@ -10,7 +10,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A host application that drives the in-process API; each argument is one step, and each step prints what it saw. */
+/**
+ * A host application that drives the in-process API; each argument is one step, and each step prints what it saw.
+ * {@code install-loop}: 400 installs, 2 ms apart, of one pool of 1 MiB pages and one of 256 KiB pages in turn.
+ */
 public final class ApiApp {
 
     public static void main(String[] args) {
@@ -45,6 +48,26 @@ public final class ApiApp {
                     } catch (InstallMemoryPoolsException e) {
                         System.out.println("refused " + e.kind() + " " + e.getMessage());
                     }
+                }
+                case "install-loop" -> {
+                    // Layouts of one pool of 256 KiB pages and of one of 1 MiB pages, in turn, for a second or so.
+                    int done = 0;
+                    try {
+                        RecordedWorkload.awaitRecording(); // each install then has its pools.Layout event
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    for (int i = 0; i < 400; i++) {
+                        try {
+                            MemoryPools.install(
+                                    MemoryPoolLayout.sliced(SlicedPool.of(i % 2 == 0 ? 1 << 20 : 256 << 10)));
+                            done++;
+                            Thread.sleep(2);
+                        } catch (InstallMemoryPoolsException | InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                    System.out.println("installed " + done);
                 }
                 case "gc" -> {
                     for (int i = 0; i < 3; i++) {

@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * program says so, and the test stops it with SIGTERM. {@code refuse}: one request no pool takes;
  * {@code refuse-now} the same without waiting for the recording to start. {@code refuse-many}: two
  * threads make requests no pool takes, numbered by their size, until the recording's file has been set
- * aside twice ({@code run-<pid>.jfr.1} replaced), then print how many they made.
+ * aside twice ({@code run-<pid>.jfr.1} replaced), then print how many they made. {@code refuse-small N}:
+ * N requests of 100 to 149 B, for a layout of smaller slices. {@code refuse-for MS}: requests no pool
+ * takes, one a millisecond, for MS milliseconds.
  */
 public final class RecordedWorkload {
 
@@ -58,6 +60,23 @@ public final class RecordedWorkload {
             }
             case "threads" -> threads();
             case "refuse-many" -> refuseMany();
+            case "refuse-small" -> {
+                // Requests of 100 to 149 B, which a layout of 64 B slices does not take: each a refusal.
+                int count = Integer.parseInt(args[1]);
+                for (int i = 0; i < count; i++) {
+                    Tensors.allocate(100 + i % 50);
+                }
+                System.out.println("refused " + count);
+            }
+            case "refuse-for" -> {
+                long end = System.nanoTime() + Long.parseLong(args[1]) * 1_000_000L;
+                int n = 0;
+                while (System.nanoTime() - end < 0) {
+                    Tensors.allocate((2 << 20) + n++);
+                    Thread.sleep(1);
+                }
+                System.out.println("refused " + n);
+            }
             case "refuse", "refuse-now" -> {
                 ByteBuffer big = Tensors.allocate(3 << 20);
                 System.out.println("served " + big.capacity());

@@ -31,6 +31,15 @@ import java.util.function.LongSupplier;
  */
 public final class PoolsAgent {
 
+    /**
+     * Set in the JVM once the agent runs: the layout file it read, or {@code default}. {@code java -jar
+     * pools.jar attach} reads it through the Attach API (already attached? which layout?).
+     */
+    public static final String RUNNING_PROPERTY = "pools.agent";
+
+    /** Set in the JVM when a late attach refused its layout: the one line it said; {@code attach} reports it. */
+    public static final String REFUSED_PROPERTY = "pools.agent.refused";
+
     /** {@code -Dpools.mallocHint=false} keeps the agent from giving glibc's malloc its threshold hint. */
     static final String MALLOC_HINT_PROPERTY = "pools.mallocHint";
 
@@ -65,6 +74,14 @@ public final class PoolsAgent {
             return;
         }
         try {
+            String layout = args == null || args.isBlank()
+                    ? "default"
+                    : Path.of(args.trim()).toAbsolutePath().toString();
+            System.setProperty(RUNNING_PROPERTY, layout);
+        } catch (RuntimeException e) {
+            // A security manager, say: attach then cannot tell; nothing else depends on it.
+        }
+        try {
             if (!"false".equals(System.getProperty(MALLOC_HINT_PROPERTY))) {
                 MallocThresholds.follow(new MallocHintFailed());
             }
@@ -87,6 +104,11 @@ public final class PoolsAgent {
     private static void refuse(String message, boolean late) {
         System.err.println("pools: " + message);
         if (late) {
+            try {
+                System.setProperty(REFUSED_PROPERTY, message);
+            } catch (RuntimeException e) {
+                // attach then says the attach failed, without the reason.
+            }
             throw new IllegalArgumentException("pools: " + message);
         }
         System.err.flush();

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             SuggestCommand.class,
             HtmlCommand.class,
             CheckCommand.class,
+            AttachCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeListHeading = "%nExit status:%n",

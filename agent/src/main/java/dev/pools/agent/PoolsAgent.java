@@ -225,7 +225,8 @@ public final class PoolsAgent {
     /**
      * Classes of intercepted packages loaded before the transformer was added (by a late attach, or
      * before {@code premain} by another agent or a launcher) are instrumented now, through a
-     * retransformation-capable copy of the transformer registered for this alone. Each class that
+     * retransformation-capable copy of the transformer, which stays registered for later
+     * retransformations of them by other agents. Each class that
      * cannot be is named once on stderr; hidden classes are skipped, as at class load.
      *
      * <p>All of them are retransformed in one call: the JVM then stops the application once, not once
@@ -256,25 +257,24 @@ public final class PoolsAgent {
             }
             return 0;
         }
+        // It stays registered: a later retransformation of these classes, by another agent, starts over
+        // from their class files as loaded, and would otherwise drop the substitution without a word. It
+        // acts on retransformations only, and on a class already substituted changes nothing.
         HostTransformer again = transformer.forRetransformation();
         inst.addTransformer(again, true);
         int done = 0;
         try {
-            try {
-                inst.retransformClasses(targets.toArray(new Class<?>[0]));
-                done = targets.size();
-            } catch (Throwable all) {
-                for (Class<?> c : targets) {
-                    try {
-                        inst.retransformClasses(c);
-                        done++;
-                    } catch (Throwable t) {
-                        cannotRetransform(c, t);
-                    }
+            inst.retransformClasses(targets.toArray(new Class<?>[0]));
+            done = targets.size();
+        } catch (Throwable all) {
+            for (Class<?> c : targets) {
+                try {
+                    inst.retransformClasses(c);
+                    done++;
+                } catch (Throwable t) {
+                    cannotRetransform(c, t);
                 }
             }
-        } finally {
-            inst.removeTransformer(again);
         }
         Log.info((late ? "attached late: " : "") + done + " already loaded class" + (done == 1 ? "" : "es")
                 + " re-instrumented (" + again.changed() + " changed: the others have no allocation call"

@@ -37,4 +37,12 @@ public final class Allocations {
             return ByteBuffer.allocateDirect(capacity);
         }
     }
+
+    /**
+     * The same for a method reference ({@code ByteBuffer::allocateDirect}): the lambda captures the
+     * site, its first argument, and is called with the capacity.
+     */
+    public static ByteBuffer allocateDirectAt(int site, int capacity) {
+        return allocateDirect(capacity, site);
+    }
 }

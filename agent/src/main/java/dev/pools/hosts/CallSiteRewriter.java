@@ -8,6 +8,7 @@ import java.util.Set;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.jar.asm.Handle;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 
@@ -30,10 +31,21 @@ import net.bytebuddy.jar.asm.Opcodes;
 final class CallSiteRewriter {
 
     static final String OWNER = "java/nio/ByteBuffer";
+    /** The same static method named through the one public subclass: {@code MappedByteBuffer.allocateDirect(n)} compiles so. */
+    static final String MAPPED_OWNER = "java/nio/MappedByteBuffer";
+
     static final String NAME = "allocateDirect";
     static final String DESCRIPTOR = "(I)Ljava/nio/ByteBuffer;";
     static final String RUNTIME = "dev/pools/hosts/Allocations";
     static final String RUNTIME_DESCRIPTOR = "(II)Ljava/nio/ByteBuffer;";
+    /** The entry point of a method reference: the site first, captured by the lambda, then the capacity. */
+    static final String REFERENCE_NAME = "allocateDirectAt";
+
+    static final String LAMBDA_METAFACTORY = "java/lang/invoke/LambdaMetafactory";
+    /** The most a method's max_stack can say (a u2). */
+    static final int MAX_STACK = 0xFFFF;
+
+    private static final byte METHOD_HANDLE = 15;
 
     private static final byte[] NAME_UTF8 = NAME.getBytes(StandardCharsets.US_ASCII);
     private static final byte METHOD_REF = 10;
@@ -139,10 +151,7 @@ final class CallSiteRewriter {
                             @Override
                             public void visitMethodInsn(
                                     int opcode, String owner, String name, String desc, boolean isInterface) {
-                                if (opcode == Opcodes.INVOKESTATIC
-                                        && OWNER.equals(owner)
-                                        && NAME.equals(name)
-                                        && DESCRIPTOR.equals(desc)) {
+                                if (opcode == Opcodes.INVOKESTATIC && isAllocateDirect(owner, name, desc)) {
                                     super.visitLdcInsn(sites.register(javaName + "#" + method));
                                     super.visitMethodInsn(
                                             Opcodes.INVOKESTATIC, RUNTIME, NAME, RUNTIME_DESCRIPTOR, false);
@@ -153,8 +162,44 @@ final class CallSiteRewriter {
                                 super.visitMethodInsn(opcode, owner, name, desc, isInterface);
                             }
 
+                            /**
+                             * A method reference, {@code ByteBuffer::allocateDirect}: the lambda's
+                             * implementation becomes the pools' entry point, with the site's id
+                             * pushed here and captured by the lambda as its first argument.
+                             */
+                            @Override
+                            public void visitInvokeDynamicInsn(
+                                    String name, String desc, Handle bootstrap, Object... arguments) {
+                                // Only the plain metafactory (altMetafactory's may be serializable, whose
+                                // deserialization checks the implementation) and nothing captured (a
+                                // static method reference captures nothing; the site is then the one).
+                                if (LAMBDA_METAFACTORY.equals(bootstrap.getOwner())
+                                        && "metafactory".equals(bootstrap.getName())
+                                        && desc.startsWith("()")
+                                        && arguments.length >= 3
+                                        && arguments[1] instanceof Handle h
+                                        && h.getTag() == Opcodes.H_INVOKESTATIC
+                                        && isAllocateDirect(h.getOwner(), h.getName(), h.getDesc())) {
+                                    Object[] changed = arguments.clone();
+                                    changed[1] = new Handle(
+                                            Opcodes.H_INVOKESTATIC, RUNTIME, REFERENCE_NAME, RUNTIME_DESCRIPTOR, false);
+                                    super.visitLdcInsn(sites.register(javaName + "#" + method));
+                                    super.visitInvokeDynamicInsn(name, "(I" + desc.substring(1), bootstrap, changed);
+                                    substituted = true;
+                                    changed[0] = true;
+                                    return;
+                                }
+                                super.visitInvokeDynamicInsn(name, desc, bootstrap, arguments);
+                            }
+
                             @Override
                             public void visitMaxs(int maxStack, int maxLocals) {
+                                if (substituted && maxStack >= MAX_STACK) {
+                                    // One more would not fit in max_stack: leave the class as it is.
+                                    throw new IllegalStateException(
+                                            "its method " + method + " has the largest max_stack a class file allows,"
+                                                    + " and a substituted call needs one more");
+                                }
                                 super.visitMaxs(substituted ? maxStack + 1 : maxStack, maxLocals);
                             }
                         };
@@ -168,6 +213,8 @@ final class CallSiteRewriter {
      * The methods (name and descriptor) whose code holds an {@code invokestatic} of a constant that
      * names {@code ByteBuffer.allocateDirect(int)}, as bytes: a method without them cannot call it.
      * The bytes may also be operands of other instructions; such a method is decoded for nothing.
+     * Null (every method) when a method handle names it: a method reference, whose invokedynamic
+     * points at it only through the class's bootstrap methods.
      */
     static Set<String> methodsThatMayCall(ClassReader reader) {
         byte[] b = reader.b;
@@ -180,15 +227,28 @@ final class CallSiteRewriter {
                 continue;
             }
             int nameAndType = reader.getItem(reader.readUnsignedShort(at + 2));
-            if (OWNER.equals(reader.readClass(at, chars))
-                    && NAME.equals(reader.readUTF8(nameAndType, chars))
-                    && DESCRIPTOR.equals(reader.readUTF8(nameAndType + 2, chars))) {
+            if (isAllocateDirect(
+                    reader.readClass(at, chars),
+                    reader.readUTF8(nameAndType, chars),
+                    reader.readUTF8(nameAndType + 2, chars))) {
                 constants[found++] = i;
             }
         }
         Set<String> methods = new HashSet<>();
         if (found == 0) {
             return methods;
+        }
+        for (int i = 1; i < reader.getItemCount(); i++) {
+            int at = reader.getItem(i);
+            if (at != 0 && b[at - 1] == METHOD_HANDLE) {
+                int reference = reader.readUnsignedShort(at + 1);
+                for (int c = 0; c < found; c++) {
+                    if (constants[c] == reference) {
+                        // A method reference to it, in some method's invokedynamic: decode them all.
+                        return null;
+                    }
+                }
+            }
         }
         // After the constant pool: access, this, super, the interfaces, the fields, the methods.
         int at = reader.header + 6;
@@ -218,6 +278,13 @@ final class CallSiteRewriter {
             }
         }
         return methods;
+    }
+
+    /** Whether a method (its owner, name and descriptor) is {@code ByteBuffer.allocateDirect(int)}. */
+    static boolean isAllocateDirect(String owner, String name, String descriptor) {
+        return (OWNER.equals(owner) || MAPPED_OWNER.equals(owner))
+                && NAME.equals(name)
+                && DESCRIPTOR.equals(descriptor);
     }
 
     private static int skipAttributes(ClassReader reader, int at, int attributes) {

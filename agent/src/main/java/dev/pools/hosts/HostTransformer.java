@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import net.bytebuddy.jar.asm.ClassReader;
 
 /**
  * The transformer the agent installs. For a class of an intercepted package it substitutes the
@@ -80,8 +81,8 @@ public final class HostTransformer implements ClassFileTransformer {
 
     /**
      * The same instrumentation for classes loaded before this transformer was added, to be
-     * registered as retransformation-capable for the time of one retransformation: it acts only on
-     * retransformed classes, so a class loaded meanwhile is not changed twice.
+     * registered as retransformation-capable: it acts only on retransformed classes, so a class loaded
+     * meanwhile is not changed twice (and the JVM keeps no copy of the class files it loads).
      */
     public HostTransformer forRetransformation() {
         List<String> packages = new ArrayList<>();
@@ -89,6 +90,15 @@ public final class HostTransformer implements ClassFileTransformer {
             packages.add(p.substring(0, p.length() - 1).replace('/', '.'));
         }
         return new HostTransformer(packages, sites, hostClasses, releaseAtClose, true);
+    }
+
+    /** The class a class file defines, or null if it cannot be read (the JVM will say why). */
+    private static String nameOf(byte[] classFile) {
+        try {
+            return new ClassReader(classFile).getClassName();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** How many classes this transformer changed (call sites substituted or hooks added). */
@@ -113,6 +123,10 @@ public final class HostTransformer implements ClassFileTransformer {
     @Override
     public byte[] transform(
             ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain, byte[] classFile) {
+        if (className == null && classFile != null && !(onlyRetransforms && redefined == null)) {
+            // ClassLoader.defineClass(null, ...): the JVM names the class only once it has read it.
+            className = nameOf(classFile);
+        }
         if (className == null
                 || (onlyRetransforms && redefined == null)
                 || !intercepts(className)

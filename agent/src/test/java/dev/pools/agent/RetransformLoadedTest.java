@@ -19,6 +19,7 @@ class RetransformLoadedTest {
     /** A JVM's instrumentation as far as retransformation goes: records each call, fails where told. */
     private static final class FakeJvm {
         final List<List<Class<?>>> calls = new ArrayList<>();
+        final List<String> transformers = new ArrayList<>();
         final Class<?>[] loaded;
         final boolean batchFails;
         final Class<?> failing;
@@ -51,6 +52,8 @@ class RetransformLoadedTest {
                                 return null;
                             case "addTransformer":
                             case "removeTransformer":
+                                transformers.add(method.getName()
+                                        + (args.length > 1 && Boolean.TRUE.equals(args[1]) ? " retransforming" : ""));
                                 return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
                             default:
                                 throw new UnsupportedOperationException(method.getName());
@@ -88,5 +91,18 @@ class RetransformLoadedTest {
         FakeJvm jvm = new FakeJvm(false, null, String.class, Lambdas.allocator().getClass());
         assertEquals(0, PoolsAgent.retransformLoaded(jvm.instrumentation(), transformer(), true, false));
         assertEquals(List.of(), jvm.calls);
+    }
+
+    /**
+     * Another agent may retransform these classes later; the JVM then starts over from their class
+     * files as loaded, and only a retransformation-capable transformer registered then puts the
+     * substitution back. Before, it was removed after the agent's own call, and a later
+     * retransformation dropped the substitution without a word.
+     */
+    @Test
+    void the_retransforming_transformer_stays_registered_for_later_retransformations() {
+        FakeJvm jvm = new FakeJvm(false, null, Tensors.class);
+        assertEquals(1, PoolsAgent.retransformLoaded(jvm.instrumentation(), transformer(), true, false));
+        assertEquals(List.of("addTransformer retransforming"), jvm.transformers);
     }
 }

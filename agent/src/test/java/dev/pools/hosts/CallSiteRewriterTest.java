@@ -2,6 +2,7 @@ package dev.pools.hosts;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.memory.CallSites;
@@ -21,6 +22,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.ClassWriter;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.jupiter.api.Test;
@@ -177,5 +179,57 @@ class CallSiteRewriterTest {
     @Test
     void the_warm_up_substitutes_its_own_call() {
         assertTrue(CallSiteRewriter.warmUp());
+    }
+
+    /** A class with one static method that calls allocateDirect, its max_stack as given. */
+    private static byte[] callerWithMaxStack(int maxStack) {
+        ClassWriter w = new ClassWriter(0);
+        w.visit(Opcodes.V1_8, Opcodes.ACC_PUBLIC | Opcodes.ACC_SUPER, "x/Deep", null, "java/lang/Object", null);
+        MethodVisitor m =
+                w.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "alloc", "(I)Ljava/nio/ByteBuffer;", null, null);
+        m.visitCode();
+        m.visitVarInsn(Opcodes.ILOAD, 0);
+        m.visitMethodInsn(
+                Opcodes.INVOKESTATIC,
+                CallSiteRewriter.OWNER,
+                CallSiteRewriter.NAME,
+                CallSiteRewriter.DESCRIPTOR,
+                false);
+        m.visitInsn(Opcodes.ARETURN);
+        m.visitMaxs(maxStack, 1);
+        m.visitEnd();
+        w.visitEnd();
+        return w.toByteArray();
+    }
+
+    /**
+     * A method whose max_stack is already the largest a class file allows cannot take the site's id
+     * on its stack: the rewrite refuses (the class is then left as it is, said once), where it wrote
+     * 65536 into two bytes, 0, and the class failed to verify.
+     */
+    @Test
+    void a_method_at_the_largest_max_stack_is_refused_not_written_with_a_max_stack_of_zero() {
+        byte[] fits = CallSiteRewriter.rewrite(callerWithMaxStack(0xFFFE), "x/Deep", new CallSites());
+        int[] maxStack = {-1};
+        new ClassReader(fits)
+                .accept(
+                        new ClassVisitor(Opcodes.ASM9) {
+                            @Override
+                            public MethodVisitor visitMethod(
+                                    int access, String name, String descriptor, String signature, String[] ex) {
+                                return new MethodVisitor(Opcodes.ASM9) {
+                                    @Override
+                                    public void visitMaxs(int stack, int locals) {
+                                        maxStack[0] = stack;
+                                    }
+                                };
+                            }
+                        },
+                        0);
+        assertEquals(0xFFFF, maxStack[0]);
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> CallSiteRewriter.rewrite(callerWithMaxStack(0xFFFF), "x/Deep", new CallSites()));
+        assertTrue(e.getMessage().contains("max_stack"), e.getMessage());
     }
 }

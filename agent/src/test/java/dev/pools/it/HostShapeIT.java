@@ -3,6 +3,7 @@ package dev.pools.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.pools.it.apps.OtherShape;
+import dev.pools.it.apps.UnusualCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,5 +36,28 @@ class HostShapeIT {
                         + " may share an input tensor's memory (a graph output that is an input, an aliasing operator"
                         + " such as Reshape) and outlive the tensor's close"),
                 r.errLines());
+    }
+
+    /**
+     * The less usual ways a host class asks for direct memory are served by the pools too, with
+     * allocateDirect's contract: a method reference ({@code ByteBuffer::allocateDirect}, an
+     * invokedynamic), the call named through {@code MappedByteBuffer}, and a class a loader defined
+     * with no name given. Before, each kept its own allocation, and nothing was said.
+     */
+    @Test
+    void method_references_calls_through_mapped_byte_buffer_and_unnamed_definitions_are_served() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                "layout: sliced\npools:\n  - page_size: 1 MiB\nintercept:\n  packages: [it.host]\nreport:\n"
+                        + "  file: none\n");
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), UnusualCalls.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of(
+                        "method reference: pooled 1, capacity 24, position 0, zero true, direct true",
+                        "through MappedByteBuffer: pooled 1, capacity 40, position 0, zero true, direct true",
+                        "defined without a name: pooled 1, capacity 56, position 0, zero true, direct true"),
+                r.out().lines().toList());
+        assertEquals(List.of(), r.errLines());
     }
 }

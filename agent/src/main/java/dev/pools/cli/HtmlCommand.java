@@ -32,14 +32,13 @@ final class HtmlCommand implements Callable<Integer> {
             names = {"-o", "--output"},
             required = true,
             paramLabel = "FILE",
-            description = "The HTML file to write.")
+            description = "The HTML file to write (- for standard output).")
     Path output;
 
     @Override
     public Integer call() throws IOException {
         RecordingSummary s = RecordingSummary.read(file, true);
         OutputFile.write(output, page(s), List.of(file));
-        System.err.println("pools: wrote " + output);
         return ExitStatus.DONE;
     }
 

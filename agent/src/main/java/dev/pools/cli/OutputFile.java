@@ -16,7 +16,7 @@ import java.util.Set;
  * A command's {@code -o} file, written whole or not at all: through a temporary file beside it,
  * renamed over it once complete. A failure (a full disk, a file size limit, no permission) leaves
  * an existing file as it was, and is one line naming the file; so is a target that is one of the
- * command's own inputs, a directory, or not a regular file.
+ * command's own inputs, a directory, or not a regular file. {@code -o -} is standard output.
  */
 final class OutputFile {
 
@@ -25,7 +25,23 @@ final class OutputFile {
 
     private OutputFile() {}
 
+    /** Whether {@code -o} names standard output: {@code -}, as for most command-line tools. */
+    static boolean isStandardOutput(Path output) {
+        return output.toString().equals("-");
+    }
+
+    /** Writes {@code text} to the file, or to standard output for {@code -o -}; says which on stderr for a file. */
     static void write(Path output, String text, List<Path> inputs) {
+        if (isStandardOutput(output)) {
+            System.out.print(text);
+            System.out.flush();
+            return;
+        }
+        writeFile(output, text, inputs);
+        System.err.println("pools: wrote " + output);
+    }
+
+    private static void writeFile(Path output, String text, List<Path> inputs) {
         Path target = output.toAbsolutePath().normalize();
         for (Path in : inputs) {
             if (same(target, in)) {

@@ -113,7 +113,6 @@ final class SuggestCommand implements Callable<Integer> {
                 inputs.addAll(fit);
             }
             OutputFile.write(output, text, inputs);
-            System.err.println("pools: wrote " + output);
         }
         return ExitStatus.DONE;
     }

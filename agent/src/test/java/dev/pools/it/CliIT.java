@@ -292,7 +292,7 @@ class CliIT {
 
     /**
      * suggest -o and html -o write their file whole or not at all, through a file beside it renamed
-     * over it, and never over one of their own inputs. Before, -o naming the recording replaced it with
+     * over it, and never over one of their own inputs; -o - is standard output. Before, -o naming the recording replaced it with
      * the output (exit 0), and a failed write left the target cut or empty.
      */
     @Test
@@ -325,6 +325,14 @@ class CliIT {
                 assertEquals(1, r.errLines().size(), r.toString());
                 assertTrue(r.errLines().get(0).startsWith("pools: -o " + bad[0] + ": " + bad[1]), r.toString());
             }
+            // -o - is standard output, as for most tools: no file named "-".
+            List<String> toStdout = new ArrayList<>(verb);
+            toStdout.addAll(List.of("-o", "-"));
+            Forked.Result out = Forked.cli(dir, toStdout.toArray(String[]::new));
+            assertEquals(0, out.exit(), out.toString());
+            assertTrue(out.out().startsWith(verb.get(0).equals("html") ? "<!DOCTYPE html>" : "# "), out.out());
+            assertEquals(List.of(), out.errLines(), out.toString());
+            assertFalse(Files.exists(dir.resolve("-")), "no file named -");
             Files.writeString(dir.resolve("out.txt"), "old");
             List<String> args = new ArrayList<>(verb);
             args.addAll(List.of("-o", "out.txt"));

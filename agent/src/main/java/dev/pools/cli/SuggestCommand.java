@@ -83,7 +83,7 @@ final class SuggestCommand implements Callable<Integer> {
             if (rule != null) {
                 throw new BadInput(rule.replaceFirst("^--report-file: ", "--report-file "));
             }
-            String file = reportFile.trim().equals(PoolsConfig.NO_REPORT) ? null : reportFile.trim();
+            String file = PoolsConfig.isNone(reportFile) ? null : reportFile.trim();
             config = config.withReport(new PoolsConfig.Report(
                     file, config.reportPeriod(), config.report().trace(), config.reportMaxSize()));
         }

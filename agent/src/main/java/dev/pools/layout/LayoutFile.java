@@ -372,7 +372,7 @@ public final class LayoutFile {
 
     /** {@code report.max_size}: a size of at least {@link PoolsConfig#MIN_REPORT_MAX_SIZE}, or none (0). */
     private long maxSize(YamlNode node) throws LayoutException {
-        if (node instanceof Scalar s && s.value().equals(PoolsConfig.NO_REPORT)) {
+        if (node instanceof Scalar s && PoolsConfig.isNone(s.value())) {
             return 0;
         }
         long v = size(node, "report.max_size");
@@ -474,7 +474,7 @@ public final class LayoutFile {
             throw error(node, rule);
         }
         f = f.trim();
-        return f.equals(PoolsConfig.NO_REPORT) ? null : f;
+        return PoolsConfig.isNone(f) ? null : f;
     }
 
     /**
@@ -486,7 +486,7 @@ public final class LayoutFile {
         if (f.isEmpty()) {
             return key + " is empty (expected a file name such as " + example + ", or none)";
         }
-        if (!f.equals(PoolsConfig.NO_REPORT) && !knownPlaceholders(f)) {
+        if (!PoolsConfig.isNone(f) && !knownPlaceholders(f)) {
             return key + ": '" + f
                     + "' has an unknown placeholder (expected %p for the process id, %t for the start time, %h for the host"
                     + " name)";

@@ -31,6 +31,11 @@ public record PoolsConfig(
     /** The {@code report.file} value that turns the recording off. */
     public static final String NO_REPORT = "none";
 
+    /** Whether a value says {@link #NO_REPORT}, in any case ({@code none}, {@code None}, {@code NONE}). */
+    public static boolean isNone(String value) {
+        return value.trim().equalsIgnoreCase(NO_REPORT);
+    }
+
     public PoolsConfig {
         intercept = List.copyOf(intercept);
     }

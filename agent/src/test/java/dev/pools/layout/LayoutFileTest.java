@@ -2,6 +2,7 @@ package dev.pools.layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -71,6 +72,20 @@ class LayoutFileTest {
         assertEquals(1024 * MIB, parse(LayoutPrinter.printSettings(sized)).reportMaxSize());
         assertEquals(0, parse(LayoutPrinter.printSettings(none)).reportMaxSize());
         assertFalse(LayoutPrinter.printSettings(PoolsConfig.defaults()).contains("max_size"));
+    }
+
+    /**
+     * none turns a recording, a trace or the size bound off in any case: before, {@code file: NONE}
+     * recorded into a file named NONE in the working directory.
+     */
+    @Test
+    void none_is_none_in_any_case() throws Exception {
+        for (String none : new String[] {"none", "None", "NONE"}) {
+            PoolsConfig c = parse("report:\n  file: " + none + "\n  trace: " + none + "\n  max_size: " + none + "\n");
+            assertNull(c.reportFile(), none);
+            assertNull(c.report().trace(), none);
+            assertEquals(0, c.reportMaxSize(), none);
+        }
     }
 
     /**

@@ -17,7 +17,8 @@ import java.nio.file.Path;
  * <pre>
  *   # pools trace v1
  *   a 1 4096 ai.djl.pytorch.engine.PtNDManager#allocateDirect     allocation 1, 4096 bytes, from that site
- *   r 1                                                            allocation 1 released
+ *   r 1                                                            allocation 1 released explicitly
+ *   c 2                                                            allocation 2 released by the collector
  *   f 3145728 it.host.Tensors#allocate                             served by the JDK: no pool could
  * </pre>
  *
@@ -48,8 +49,8 @@ final class TraceWriter implements AllocationTrace {
     }
 
     @Override
-    public synchronized void released(long id) {
-        write("r " + id + "\n");
+    public synchronized void released(long id, boolean byCollector) {
+        write((byCollector ? "c " : "r ") + id + "\n");
     }
 
     @Override

@@ -71,6 +71,22 @@ final class CappedLayout {
         return peak;
     }
 
+    /**
+     * The most live allocations an exclusive pool held at once, over the runs; -1 if a recording does
+     * not say (an agent before the field).
+     */
+    private long allocsPeak(int index) {
+        long peak = 0;
+        for (RecordingSummary r : runs) {
+            long p = r.pools.get(index).allocsPeak();
+            if (p < 0) {
+                return -1;
+            }
+            peak = Math.max(peak, p);
+        }
+        return peak;
+    }
+
     private long largest(int index) {
         long largest = 0;
         for (RecordingSummary r : runs) {
@@ -104,6 +120,19 @@ final class CappedLayout {
                         .append(": was an exclusive pool (one page per allocation, up to ")
                         .append(Sizes.human(p.maxSlice()))
                         .append("); as a sliced pool its pages are sized to the largest request\n");
+                // Its pages peak also counts free pages of other sizes waiting to be reused or to age
+                // out. A sliced pool of pages of the largest request needs at most one page per live
+                // allocation (it makes a page only when no free room fits, and an empty page always
+                // fits): the peak of live allocations bounds it.
+                long live = allocsPeak(p.index());
+                if (live >= 0 && live < peak) {
+                    b.append("  # it held ")
+                            .append(peak)
+                            .append(" pages at its peak, for at most ")
+                            .append(live)
+                            .append(" live allocations at once: capped at those\n");
+                    peak = live;
+                }
                 pool(page, page, peak, largest);
                 continue;
             }

@@ -30,14 +30,23 @@ final class FleetReport {
         return out;
     }
 
-    /** The per-pool maximum over all runs, or null when their layouts have different numbers of pools. */
+    /**
+     * The per-pool maximum over all runs, or null when their pools differ (in number, kind, page size
+     * or slice limit): pages of different sizes have no maximum.
+     */
     List<Long> maxPeakPages() {
         List<Long> max = null;
+        List<String> shapes = null;
         for (RecordingSummary s : runs) {
             List<Long> pages = peakPages(s);
+            List<String> shape = new ArrayList<>();
+            for (RecordingSummary.Pool p : s.pools.values()) {
+                shape.add(p.kind() + " " + p.pageSize() + " " + p.maxSlice());
+            }
             if (max == null) {
                 max = new ArrayList<>(pages);
-            } else if (max.size() != pages.size()) {
+                shapes = shape;
+            } else if (!shapes.equals(shape)) {
                 return null;
             } else {
                 for (int i = 0; i < pages.size(); i++) {

@@ -29,7 +29,14 @@ import java.util.Set;
 final class PageFit {
 
     /** A trace as operations: a positive size allocates (id = index); {@code -i - 1} releases allocation i. */
+    /**
+     * A trace as operations: a size for an allocation; {@code -1 - i} for the release of allocation
+     * {@code i} explicitly, {@code -1 - i - COLLECTED} for one by the collector.
+     */
     record Trace(Path file, long[] ops, long largest) {}
+
+    /** Added to a release by the collector in {@link Trace#ops}. */
+    static final long COLLECTED = 1L << 40;
 
     /** A candidate's result over all traces: its largest peak reserved, and per pool the most pages it held. */
     record Outcome(List<PoolSpec.Sliced> pools, long peakReserved, long peakInUse, long[] pagesPeak) {
@@ -65,10 +72,10 @@ final class PageFit {
                     index.put(Long.parseLong(f[1]), ops.size());
                     ops.add(size);
                     largest = Math.max(largest, size);
-                } else if (f[0].equals("r") && f.length >= 2) {
+                } else if ((f[0].equals("r") || f[0].equals("c")) && f.length >= 2) {
                     Integer at = index.remove(Long.parseLong(f[1]));
                     if (at != null) {
-                        ops.add(-1L - at);
+                        ops.add(-1L - at - (f[0].equals("c") ? COLLECTED : 0));
                     }
                 } else {
                     throw new NumberFormatException();
@@ -80,7 +87,8 @@ final class PageFit {
             throw new BadInput(file + ": cannot read the trace (" + e.getMessage() + ")");
         } catch (NumberFormatException e) {
             throw new BadInput(file + ":" + lineNumber
-                    + ": not a line of a pools trace (expected 'a <id> <size> <site>', 'r <id>' or 'f <size> <site>')");
+                    + ": not a line of a pools trace (expected 'a <id> <size> <site>', 'r <id>', 'c <id>' or 'f <size>"
+                    + " <site>')");
         }
         if (ops.isEmpty()) {
             throw new BadInput(file + ": the trace holds no allocation");
@@ -203,6 +211,9 @@ final class PageFit {
      * limit is refused (counted as not fitting: such a layout never wins).
      */
     static Outcome replay(Trace trace, List<PoolSpec.Sliced> pools) {
+        // With thread caches, as the capped run has them: an explicit release goes to the replaying
+        // thread's cache, as it would to the releasing thread's; the collector's releases never do,
+        // and are replayed so (a slice a cache holds changes where the next ones land).
         PoolAllocator allocator = new PoolAllocator(
                 new ArrayList<PoolSpec>(pools),
                 new PoolAllocator.Options(false, true),
@@ -220,9 +231,10 @@ final class PageFit {
                     live[i] = allocator.allocate((int) op, 0);
                     inUse += op;
                 } else {
-                    int id = (int) (-op - 1);
+                    boolean collected = op < -COLLECTED;
+                    int id = (int) (collected ? -op - 1 - COLLECTED : -op - 1);
                     inUse -= live[id].capacity();
-                    if (!allocator.release(live[id])) {
+                    if (!allocator.release(live[id], !collected)) {
                         throw new IllegalStateException("a release in the replay of " + trace.file() + " was lost");
                     }
                     live[id] = null;

@@ -45,7 +45,8 @@ final class RecordingSummary {
             long bytesInUse,
             long bytesReserved,
             long runs,
-            long bytesInRuns) {}
+            long bytesInRuns,
+            long allocsPeak) {}
 
     /** One pools.Usage. */
     record Usage(
@@ -134,7 +135,8 @@ final class RecordingSummary {
      * if another file holds data; any other problem (a foreign file) is a {@link BadInput}, as for
      * one file.
      */
-    static List<RecordingSummary> readAll(List<Path> files, boolean timeline) {
+    static List<RecordingSummary> readAll(List<Path> given, boolean timeline) {
+        List<Path> files = distinctFiles(given);
         List<RecordingSummary> read = new ArrayList<>();
         List<String> leftOut = new ArrayList<>();
         for (Path f : files) {
@@ -162,15 +164,55 @@ final class RecordingSummary {
     }
 
     /**
-     * Files of the same JVM (the same process id and start time: a recording and what was set aside
-     * of it at {@code report.max_size}) read as one recording, in the place of the first of them: its
-     * peaks the maximum over them, its counters the latest, its refusals and samples all of theirs.
-     * Otherwise one JVM would count as several, and its cumulative counters be summed.
+     * The files given, each once: the same file named twice, or under two names (a hard link: a JVM
+     * killed while setting its recording aside leaves {@code <file>} and {@code <file>.1} as one file),
+     * would count its refusals and samples twice. Said on stderr.
+     */
+    private static List<Path> distinctFiles(List<Path> given) {
+        List<Path> files = new ArrayList<>();
+        for (Path f : given) {
+            Path same = null;
+            for (Path kept : files) {
+                if (sameFile(kept, f)) {
+                    same = kept;
+                    break;
+                }
+            }
+            if (same == null) {
+                files.add(f);
+            } else {
+                System.err.println("pools: " + f + " is the same file as " + same + "; read once");
+            }
+        }
+        return files;
+    }
+
+    private static boolean sameFile(Path a, Path b) {
+        try {
+            return Files.isSameFile(a, b);
+        } catch (IOException | RuntimeException e) {
+            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+        }
+    }
+
+    /**
+     * Files of the same JVM (a recording and what was set aside of it at {@code report.max_size}: in
+     * one folder, named {@code <file>} and {@code <file>.1}, with the same process id and start time)
+     * read as one recording, in the place of the first of them: its peaks the maximum over them, its
+     * counters the latest, its refusals and samples all of theirs. Otherwise one JVM would count as
+     * several, and its cumulative counters be summed. Files of other names are other JVMs, though
+     * their process ids and start times agree (containers of one fleet, all pid 1, started in the
+     * same millisecond).
      */
     private static List<RecordingSummary> oneSummaryPerJvm(List<RecordingSummary> read, boolean timeline) {
         Map<String, List<RecordingSummary>> byJvm = new LinkedHashMap<>();
         for (RecordingSummary s : read) {
-            String jvm = s.pid < 0 || s.jvmStart < 0 ? "file " + s.file : s.pid + "@" + s.jvmStart;
+            Path base = s.file.toAbsolutePath().normalize();
+            String name = base.getFileName().toString();
+            if (name.endsWith(".1")) {
+                base = base.resolveSibling(name.substring(0, name.length() - 2));
+            }
+            String jvm = s.pid < 0 || s.jvmStart < 0 ? "file " + s.file : s.pid + "@" + s.jvmStart + " " + base;
             byJvm.computeIfAbsent(jvm, k -> new ArrayList<>()).add(s);
         }
         if (byJvm.size() == read.size()) {
@@ -276,6 +318,13 @@ final class RecordingSummary {
         if (s.layoutYaml == null && !s.pools.isEmpty()) {
             throw new BadInput(file + ": pools reports without the layout they came from (no pools.Layout event: its"
                     + " JVM ended as the recording started); nothing to report from it");
+        }
+        if (s.layoutYaml != null && s.pools.isEmpty() && s.pid >= 0) {
+            // The agent's own file, with its JVM's event and layout and no batch: killed before it.
+            throw new BadInput(
+                    file + ": a recording of the pools with its layout but no batch: its JVM was killed before"
+                            + " its first (with report.period: 0, the only one is at the end)",
+                    true);
         }
         if (s.layoutYaml == null || s.pools.isEmpty()) {
             throw new BadInput(file + ": "
@@ -463,7 +512,9 @@ final class RecordingSummary {
                         e.getLong(EventNames.BYTES_RESERVED),
                         // Recordings of agents before runs were reported have neither field.
                         e.hasField(EventNames.RUNS) ? e.getLong(EventNames.RUNS) : 0,
-                        e.hasField(EventNames.BYTES_IN_RUNS) ? e.getLong(EventNames.BYTES_IN_RUNS) : 0);
+                        e.hasField(EventNames.BYTES_IN_RUNS) ? e.getLong(EventNames.BYTES_IN_RUNS) : 0,
+                        // Recordings of agents before it have none: unknown, as for a sliced pool.
+                        e.hasField(EventNames.ALLOCS_PEAK) ? e.getLong(EventNames.ALLOCS_PEAK) : -1);
                 if (!t.isBefore(layoutTime)) {
                     pools.merge(p.index(), p, (a, b) -> b.time().isBefore(a.time()) ? a : b);
                 }

@@ -9,8 +9,11 @@ public interface AllocationTrace {
     /** A pool served {@code size} bytes for {@code site}; returns the id its release will name. */
     long allocated(int size, int site);
 
-    /** The allocation {@code id} was released. */
-    void released(long id);
+    /**
+     * The allocation {@code id} was released: by the collector (its buffer found unreachable), or
+     * explicitly, on the releasing thread (whose cache may keep the room, when no trace runs).
+     */
+    void released(long id, boolean byCollector);
 
     /** No pool could serve {@code size} bytes; the JDK did. */
     void fellBack(int size, int site);

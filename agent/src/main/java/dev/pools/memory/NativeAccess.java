@@ -66,6 +66,10 @@ final class NativeAccess {
     private static final boolean VIRTUAL_THREADS;
 
     private static final AtomicLong DIRECT_RESERVED; // Bits.RESERVED_MEMORY, may be null
+    /** Bits.TOTAL_CAPACITY and Bits.COUNT, for {@link #tryReserve}; null when out of reach (then the JDK's own reserve). */
+    private static final AtomicLong DIRECT_CAPACITY;
+
+    private static final AtomicLong DIRECT_COUNT;
     private static final long DIRECT_MAX;
     private static final Throwable FAILURE;
     private static volatile String lastRefusal;
@@ -80,6 +84,8 @@ final class NativeAccess {
         boolean virtualThreads = false;
         boolean management = false;
         AtomicLong directReserved = null;
+        AtomicLong directCapacity = null;
+        AtomicLong directCount = null;
         Throwable failure = null;
         try {
             JdkInternals.open();
@@ -122,7 +128,9 @@ final class NativeAccess {
                 virtualThreads = true;
             }
             calls = InternalCalls.compile(targets, receivers);
-            directReserved = directReserved();
+            directReserved = bitsCounter("RESERVED_MEMORY");
+            directCapacity = bitsCounter("TOTAL_CAPACITY");
+            directCount = bitsCounter("COUNT");
         } catch (Throwable t) {
             calls = null;
             failure = t;
@@ -135,6 +143,8 @@ final class NativeAccess {
         VIRTUAL_THREADS = virtualThreads;
         MANAGEMENT = management;
         DIRECT_RESERVED = directReserved;
+        DIRECT_CAPACITY = directReserved != null && directCount != null ? directCapacity : null;
+        DIRECT_COUNT = DIRECT_CAPACITY != null ? directCount : null;
         FAILURE = failure;
     }
 
@@ -248,10 +258,14 @@ final class NativeAccess {
         return PAGE_HOOKS;
     }
 
-    /** The JDK's count of direct memory reserved, to refuse a page before the JDK's own slow refusal; null if out of reach. */
-    private static AtomicLong directReserved() {
+    /**
+     * One of the JDK's counts of direct memory ({@code java.nio.Bits}: {@code RESERVED_MEMORY},
+     * {@code TOTAL_CAPACITY}, {@code COUNT}), to reserve a page without the JDK's slow refusal; null
+     * if out of reach.
+     */
+    private static AtomicLong bitsCounter(String name) {
         try {
-            java.lang.reflect.Field f = Class.forName("java.nio.Bits").getDeclaredField("RESERVED_MEMORY");
+            java.lang.reflect.Field f = Class.forName("java.nio.Bits").getDeclaredField(name);
             f.setAccessible(true);
             return (AtomicLong) f.get(null);
         } catch (ReflectiveOperationException | RuntimeException e) {
@@ -430,6 +444,47 @@ final class NativeAccess {
         return false;
     }
 
+    /**
+     * Reserves {@code size} bytes of direct memory for a page, as the JDK's {@code Bits.tryReserveMemory}
+     * does (JDK 17 to 25): against the limit, without the collection and the half second of sleeps
+     * with which {@code Bits.reserveMemory} refuses. A page is reserved under its pool's lock: those
+     * sleeps held it, and the release thread with it. Where the JDK's counts are out of reach, its own
+     * reserve. False when refused (counted, and said by {@link #lastRefusal}).
+     */
+    private static boolean tryReserve(long size) {
+        AtomicLong capacity = DIRECT_CAPACITY;
+        if (capacity == null) {
+            try {
+                CALLS.reserveMemory(size, size);
+                return true;
+            } catch (OutOfMemoryError e) {
+                PAGE_REFUSALS.incrementAndGet();
+                lastRefusal = e.getMessage();
+                return false;
+            }
+        }
+        long total;
+        while (size <= DIRECT_MAX - (total = capacity.get())) {
+            if (capacity.compareAndSet(total, total + size)) {
+                DIRECT_RESERVED.addAndGet(size);
+                DIRECT_COUNT.incrementAndGet();
+                return true;
+            }
+        }
+        PAGE_REFUSALS.incrementAndGet();
+        lastRefusal = "the direct memory limit: " + capacity.get() + " of " + DIRECT_MAX
+                + " B reserved (-XX:MaxDirectMemorySize)";
+        return false;
+    }
+
+    /**
+     * Whether {@code ByteBuffer.allocateDirect(bytes)} would fit under the direct memory limit now,
+     * without the JDK's collection; true when the JDK's counts are out of reach.
+     */
+    static boolean fitsUnderLimit(int bytes) {
+        return DIRECT_RESERVED == null || DIRECT_RESERVED.get() + bytes <= DIRECT_MAX;
+    }
+
     /** For tests: a byte written over every fresh page before the pool gets it (as recycled memory can hold anything); -1 for none. */
     private static volatile int freshPageFill = -1;
 
@@ -452,11 +507,7 @@ final class NativeAccess {
         }
         long size = bytes + (long) ALIGNMENT - 1;
         long raw;
-        try {
-            CALLS.reserveMemory(size, size);
-        } catch (OutOfMemoryError e) {
-            PAGE_REFUSALS.incrementAndGet();
-            lastRefusal = e.getMessage();
+        if (!tryReserve(size)) {
             return null;
         }
         try {

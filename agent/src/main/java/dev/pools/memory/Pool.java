@@ -36,6 +36,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     long bytesPadding;
     long largestAlloc;
     long pagesPeak;
+    /** Most live allocations at once since install, as counted under the lock (see {@link #allocsPeakLocked}). */
+    long allocsPeak;
+
     final long[] requestSizes = new long[HISTOGRAM_BUCKETS + 1];
     /** Every live lease of this pool, newest first: the pool's strong hold on them (see {@link Lease}). */
     private Lease liveHead;
@@ -186,12 +189,17 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract void giveBackLocked(Lease lease);
 
     final void free(Lease lease) {
-        if (cacheReleased(lease)) {
+        free(lease, true);
+    }
+
+    /** An explicit release: to the calling thread's cache if {@code mayCache} and it takes it, else to the pool. */
+    final void free(Lease lease, boolean mayCache) {
+        if (mayCache && cacheReleased(lease)) {
             return;
         }
         lock.lock();
         try {
-            freeLocked(lease);
+            freeLocked(lease, false);
         } finally {
             lock.unlock();
         }
@@ -202,21 +210,21 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         lock.lock();
         try {
             for (int i = from; i < to; i++) {
-                freeLocked(leases[i]);
+                freeLocked(leases[i], true);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private void freeLocked(Lease lease) {
+    private void freeLocked(Lease lease, boolean byCollector) {
         if (listsLeases()) {
             unlinkLocked(lease);
         }
         returned(lease.size);
         AllocationTrace trace = owner.options().trace();
         if (trace != null) {
-            trace.released(lease.traceId);
+            trace.released(lease.traceId, byCollector);
         }
         giveBackLocked(lease);
     }
@@ -271,6 +279,14 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract long bytesReservedLocked();
 
     /** Runs of equal slots held now; only a sliced pool has any. Caller holds the lock. */
+    /**
+     * The most live allocations at once since install, where the lock counts them all (exclusive
+     * and direct pools); -1 where a thread's cache serves some without it (sliced pools).
+     */
+    long allocsPeakLocked() {
+        return allocsPeak;
+    }
+
     long runsLocked() {
         return 0;
     }
@@ -286,7 +302,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     abstract void checkInvariantsLocked();
 
     final void served(int size) {
-        numberAllocs++;
+        if (++numberAllocs > allocsPeak) {
+            allocsPeak = numberAllocs;
+        }
         bytesInUse += size;
         bytesPadding += Sizes.padding(size);
         if (size > largestAlloc) {
@@ -370,7 +388,8 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
                 largest,
                 usage,
                 runsLocked(),
-                bytesInRunsLocked());
+                bytesInRunsLocked(),
+                allocsPeakLocked());
     }
 
     final long[] requestSizes() {

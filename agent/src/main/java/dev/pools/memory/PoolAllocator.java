@@ -122,11 +122,16 @@ public final class PoolAllocator {
         boolean fits = size <= Sizes.MAX_PAGE && current.takes(size);
         Anchor anchor = fits ? reserve(size, site, false, false) : null;
         if (anchor == null && fits) {
-            anchor = reserveAfterReleasing(size, site);
+            anchor = reserveAfterReleasing(size, site, false);
         }
         if (anchor == null) {
-            return exhausted(size, site);
+            return exhausted(size, site, fits);
         }
+        return handOut(anchor, size, site);
+    }
+
+    /** The buffer of a reserved lease, counted at its call site. */
+    private ByteBuffer handOut(Anchor anchor, int size, int site) {
         Lease lease = anchor.lease;
         ByteBuffer buffer;
         try {
@@ -174,7 +179,7 @@ public final class PoolAllocator {
      * queued, and a request that fits after the first batch does not wait for the rest (one
      * collection can find millions of dropped buffers; the release thread takes them).
      */
-    private Anchor reserveAfterReleasing(int size, int site) {
+    private Anchor reserveAfterReleasing(int size, int site, boolean mustCollect) {
         long begunBefore = collectionsBegun;
         Anchor anchor = Releaser.releaseQueued(() -> reserve(size, site, true, false));
         if (anchor == null) {
@@ -189,7 +194,15 @@ public final class PoolAllocator {
             return anchor;
         }
         long now = System.nanoTime();
-        if (!options.failWhenExhausted && !lastCollectHelped && now - lastCollect < COLLECT_INTERVAL_NANOS) {
+        // The interval holds only while a fallback would fit under the direct memory limit: one that
+        // would not, the JDK collects for anyway, and its collection frees the buffers into the
+        // pools' pages, not into the JDK's direct memory: the fallback would fail where the pools
+        // could serve (the pools' pages holding the limit, with buffers the collector has not found).
+        if (!options.failWhenExhausted
+                && !mustCollect
+                && !lastCollectHelped
+                && now - lastCollect < COLLECT_INTERVAL_NANOS
+                && NativeAccess.fitsUnderLimit(size)) {
             // No collection so soon after one that gave nothing back. Room the pools hold empty is
             // another matter: once the JDK has refused a page since it was last given back (the
             // direct memory limit), give it back, or a request would fall back while it sits there.
@@ -238,28 +251,53 @@ public final class PoolAllocator {
         return reserve(size, site, true, true);
     }
 
-    private ByteBuffer exhausted(int size, int site) {
+    /**
+     * A request the pools did not serve: refused under {@code on_exhausted: fail}, otherwise served by
+     * {@code ByteBuffer.allocateDirect}. When that fails too (the direct memory limit, which the pools'
+     * pages may hold, with buffers the collector has not found yet: the JDK's own collection frees
+     * them into the pools, not into its direct memory), the pools collect, whatever the interval, and
+     * serve it if that made room; the host gets the JDK's {@code OutOfMemoryError} only if not.
+     */
+    private ByteBuffer exhausted(int size, int site, boolean fits) {
         String reason = size > Sizes.MAX_PAGE
                 ? Sizes.human(size) + " (" + size + " B) is larger than a pool page can be (" + Sizes.MAX_PAGE + " B)"
                 : current.whyRefused(size);
-        boolean fallBack = !options.failWhenExhausted;
-        try {
-            listener.refused(size, site, reason, fallBack);
-        } catch (RuntimeException | Error e) {
-            // The recording must never turn a served request into a failed one.
-        }
-        if (!fallBack) {
-            // Asked for, though not served: the site's requests and bytes count it, as a fallback's.
-            sites.failed(site, size);
+        if (options.failWhenExhausted) {
+            refused(size, site, reason, false);
             throw new OutOfMemoryError("pools: cannot serve " + size + " B: " + reason);
         }
+        ByteBuffer fallback;
+        try {
+            fallback = ByteBuffer.allocateDirect(size);
+        } catch (OutOfMemoryError e) {
+            Anchor anchor = fits ? reserveAfterReleasing(size, site, true) : null;
+            if (anchor != null) {
+                return handOut(anchor, size, site);
+            }
+            refused(size, site, reason + "; the JDK refused it too: " + e.getMessage(), false);
+            throw e;
+        }
+        refused(size, site, reason, true);
         fallbackAllocs.increment();
         fallbackBytes.add(size);
         sites.fellBack(site, size);
         if (options.trace != null) {
             options.trace.fellBack(size, site);
         }
-        return ByteBuffer.allocateDirect(size);
+        return fallback;
+    }
+
+    /** Records a refusal; one not served at all ({@code fellBack} false) counts at its site, as a fallback does. */
+    private void refused(int size, int site, String reason, boolean fellBack) {
+        try {
+            listener.refused(size, site, reason, fellBack);
+        } catch (RuntimeException | Error e) {
+            // The recording must never turn a served request into a failed one.
+        }
+        if (!fellBack) {
+            // Asked for, though not served: the site's requests and bytes count it, as a fallback's.
+            sites.failed(site, size);
+        }
     }
 
     /**
@@ -268,6 +306,14 @@ public final class PoolAllocator {
      * {@link #doubleReleases()}).
      */
     public boolean release(Buffer buffer) {
+        return release(buffer, true);
+    }
+
+    /**
+     * As {@link #release(Buffer)}; without {@code mayCache}, the room goes to its pool, not to the
+     * calling thread's cache, as the collector's releases do (a replay of a trace's {@code c} lines).
+     */
+    public boolean release(Buffer buffer, boolean mayCache) {
         Lease lease = leaseOf(buffer);
         if (lease == null) {
             return false;
@@ -277,7 +323,7 @@ public final class PoolAllocator {
             return false;
         }
         CallSites.ThreadCounts known = lease.pool.knownCounts(lease);
-        lease.pool.free(lease);
+        lease.pool.free(lease, mayCache);
         // Counted once the room is back, never before: a request at the site meanwhile (another
         // thread's) finds the room still taken, and the site's peak is never below the bytes it held.
         owner.sites.released(lease.site, lease.size, known);

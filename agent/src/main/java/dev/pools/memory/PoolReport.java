@@ -16,6 +16,9 @@ package dev.pools.memory;
  *                     serving requests of one effective size (docs/POOLS.md §3); 0 for other kinds
  * @param bytesInRuns  bytes of those runs, their free slots included: room only requests of each
  *                     run's slot size can take
+ * @param allocsPeak   most live allocations at once since install, for exclusive and direct pools
+ *                     (an exclusive pool's pages peak also counts free pages waiting to be reused or
+ *                     to age out); -1 for sliced pools
  */
 public record PoolReport(
         int index,
@@ -28,4 +31,5 @@ public record PoolReport(
         long largestAlloc,
         Usage usage,
         long runs,
-        long bytesInRuns) {}
+        long bytesInRuns,
+        long allocsPeak) {}

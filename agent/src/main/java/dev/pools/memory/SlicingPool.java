@@ -57,9 +57,11 @@ import java.util.Arrays;
  * <p><b>Thread caches</b> ({@link ThreadCache}): a slice of at most {@link #cacheLimit} bytes that a
  * platform thread releases explicitly stays in that thread's cache, counted free, and serves its
  * next request of the same effective size without the lock. Before the pool grows, and so before
- * a capped pool refuses, it takes every cached slice back (step 1 is retried after it), so caches
- * never make a pool hold more pages, spill, fall back or refuse. A single thread's placement stays
- * deterministic. No cache runs while an allocation trace is written.
+ * a capped pool refuses, it takes every cached slice back (step 1 is retried after it), so no pool
+ * grows, spills, falls back or refuses while a cache holds a slice of it. Caches change where later
+ * slices land (and so, either way, how many pages the same requests need); a single thread's
+ * placement stays deterministic. No cache runs while an allocation trace is written; a replay of
+ * one (suggest --fit) caches its explicit releases, as the run it caps will.
  *
  * <p><b>Accepts</b> {@code s <= min(maxSlice, pageSize)}; an uncapped pool also takes a size that
  * would leave less than a fifth of a page unused, but only as a last resort (see {@link PoolSet}).
@@ -842,6 +844,11 @@ final class SlicingPool extends Pool {
     @Override
     long bytesReservedLocked() {
         return (long) pageCount * pageSize;
+    }
+
+    @Override
+    long allocsPeakLocked() {
+        return -1; // thread caches serve without the lock
     }
 
     @Override

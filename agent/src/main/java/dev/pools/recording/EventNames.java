@@ -37,6 +37,7 @@ public final class EventNames {
     public static final String BYTES_RESERVED = "bytesReserved";
     public static final String RUNS = "runs";
     public static final String BYTES_IN_RUNS = "bytesInRuns";
+    public static final String ALLOCS_PEAK = "allocsPeak";
     public static final String FALLBACK_ALLOCS = "fallbackAllocs";
     public static final String FALLBACK_BYTES = "fallbackBytes";
     public static final String COLLECTIONS = "collections";

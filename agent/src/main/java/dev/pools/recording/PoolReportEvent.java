@@ -73,6 +73,11 @@ public final class PoolReportEvent extends FileEvent {
     @DataAmount
     public long bytesInRuns;
 
+    @Label("Allocations Peak")
+    @Description("The most live allocations at once since the layout was installed, for exclusive and direct"
+            + " pools; -1 for sliced pools")
+    public long allocsPeak;
+
     @Override
     void writeFields(Bytes out) {
         out.varint(index);
@@ -88,5 +93,6 @@ public final class PoolReportEvent extends FileEvent {
         out.varint(bytesReserved);
         out.varint(runs);
         out.varint(bytesInRuns);
+        out.varint(allocsPeak);
     }
 }

@@ -680,6 +680,7 @@ public final class Recorder {
             e.bytesReserved = r.usage().bytesReserved();
             e.runs = r.runs();
             e.bytesInRuns = r.bytesInRuns();
+            e.allocsPeak = r.allocsPeak();
             out.accept(e);
         }
         Usage u = pools.usage(reports);

@@ -72,6 +72,38 @@ class SuggestTest {
         held.forEach(pools::release);
     }
 
+    /**
+     * An exclusive pool (the host preset's last) keeps freed pages of each size for a while: requests
+     * that grow a little each time held 300 pages for at most 10 live buffers. As a sliced pool of
+     * pages of the largest request, one page per live buffer is enough: the cap is the peak of live
+     * allocations, where it was the 300 pages (30 times what the capped run needed).
+     */
+    @Test
+    void an_exclusive_pool_is_capped_at_its_live_allocations_not_its_free_pages() throws Exception {
+        PoolsConfig config = LayoutFile.parse("h.yaml", "layout: host\n", Layouts.GIB);
+        List<PoolSpec> specs = Layouts.compile(config.layout(), Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(specs);
+        for (int round = 0; round < 30; round++) {
+            List<ByteBuffer> live = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                live.add(pools.allocate((4 << 20) + 64 * (round * 10 + i), 0));
+            }
+            live.forEach(pools::release);
+        }
+        List<RecordingSummary> runs = recordedRuns("h.jfr", pools, config);
+        RecordingSummary.Pool exclusive = runs.get(0).pools.get(specs.size() - 1);
+        assertEquals("exclusive", exclusive.kind());
+        assertEquals(10, exclusive.allocsPeak());
+        assertTrue(exclusive.pagesPeak() > 10, "free pages of other sizes held: " + exclusive);
+        String capped = new CappedLayout(config, runs, 0, null).write();
+        assertTrue(
+                capped.contains("# it held " + exclusive.pagesPeak() + " pages at its peak, for at most 10 live"
+                        + " allocations at once: capped at those\n"),
+                capped);
+        assertTrue(capped.contains("pages: 10  # peak 10, largest request"), capped);
+        LayoutFile.parse("capped", capped, Layouts.GIB);
+    }
+
     /** The recording the agent would write at exit for {@code pools} under {@code config}, read back. */
     private List<RecordingSummary> recordedRuns(String name, PoolAllocator pools, PoolsConfig config) throws Exception {
         Path file = dir.resolve(name);

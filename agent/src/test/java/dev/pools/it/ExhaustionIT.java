@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.DropAndAllocate;
+import dev.pools.it.apps.DropAtTheLimit;
 import dev.pools.it.apps.RoundsOfSizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -103,5 +105,38 @@ class ExhaustionIT {
         assertEquals(0, r.exit(), r.toString());
         assertEquals("fallbacks 0", r.out().strip(), r.toString());
         assertTrue(r.err().isBlank(), r.err());
+    }
+
+    /**
+     * Buffers left to the collector with a heap that hardly fills: the pools' pages reach the direct
+     * memory limit before any collection. A request the pools cannot serve then falls back to the JDK,
+     * which fails at the same limit (its own collection frees the dropped buffers into the pools'
+     * pages, not into its direct memory). Before, the host got that OutOfMemoryError (6 of 6 runs of a
+     * review's reproducer), which it never gets without the agent; now the pools collect and serve it.
+     */
+    @Test
+    void buffers_dropped_at_the_direct_memory_limit_never_make_the_host_run_out() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
+                layout: sliced
+                pools:
+                  - page_size: 256 KiB
+                    max_slice: 64 KiB
+                  - page_size: 4 MiB
+                    max_slice: 2 MiB
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: run.jfr
+                  period: 0
+                """);
+        Forked.Result r = Forked.app(
+                dir, List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m"), DropAtTheLimit.class, "3000");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals("made 6000", r.out().strip(), r.toString());
+        Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("\ncollections: "), "the pools collected at the limit: " + report.out());
     }
 }

@@ -33,7 +33,7 @@ class RunsTest {
         }
 
         @Override
-        public void released(long id) {}
+        public void released(long id, boolean byCollector) {}
 
         @Override
         public void fellBack(int size, int site) {}

@@ -241,7 +241,7 @@ public final class TraceReplay {
             if (f[0].equals("a")) {
                 index.put(Long.parseLong(f[1]), ops.size());
                 ops.add(Long.parseLong(f[2]));
-            } else if (f[0].equals("r")) {
+            } else if (f[0].equals("r") || f[0].equals("c")) { // released explicitly, or by the collector
                 Integer at = index.remove(Long.parseLong(f[1]));
                 if (at != null) {
                     ops.add(-1L - at);

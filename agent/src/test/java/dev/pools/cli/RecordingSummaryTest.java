@@ -1,0 +1,82 @@
+package dev.pools.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.pools.layout.InstalledLayout;
+import dev.pools.layout.LayoutFile;
+import dev.pools.layout.LayoutPrinter;
+import dev.pools.layout.Layouts;
+import dev.pools.layout.PoolsConfig;
+import dev.pools.memory.PoolAllocator;
+import dev.pools.recording.RecordingFixture;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Which files the CLI reads as one JVM. Each recording here says process id 1 and the same start
+ * time, as the recordings of containers of one fleet can (all pid 1, started in the same millisecond).
+ */
+class RecordingSummaryTest {
+
+    @TempDir
+    Path dir;
+
+    private Path record(String name, int buffers) throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", "layout: sliced\npools:\n  - page_size: 64 KiB\n", Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        for (int i = 0; i < buffers; i++) {
+            ByteBuffer held = pools.allocate(60 << 10, 0); // a page each
+            assertEquals(60 << 10, held.capacity());
+        }
+        Path file = dir.resolve(name);
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE),
+                1,
+                1_700_000_000_000L);
+        return file;
+    }
+
+    /**
+     * Only a file and its {@code <file>.1} are one JVM's: files of other names are other JVMs, whatever
+     * their process ids and start times say. Before, the second JVM here was read as part of the
+     * first, its peaks dropped, and suggest capped below what it used.
+     */
+    @Test
+    void files_of_other_names_are_other_jvms_though_their_pids_and_start_times_agree() throws Exception {
+        Path a = record("a.jfr", 1);
+        Path b = record("b.jfr", 3);
+        List<RecordingSummary> read = RecordingSummary.readAll(List.of(a, b), false);
+        assertEquals(2, read.size());
+        assertEquals(
+                List.of(1L, 3L),
+                List.of(
+                        read.get(0).pools.get(0).pagesPeak(),
+                        read.get(1).pools.get(0).pagesPeak()));
+        assertEquals(3, new FleetReport(read).maxPeakPages().get(0));
+
+        Path earlier = record("b.jfr.1", 2);
+        List<RecordingSummary> parts = RecordingSummary.readAll(List.of(b, earlier), false);
+        assertEquals(1, parts.size(), "a file and its .1: one JVM");
+        assertEquals(Set.of(b, earlier), Set.copyOf(parts.get(0).parts));
+    }
+
+    /** A file named twice, or under a second name (a hard link), is read once, not counted twice. */
+    @Test
+    void the_same_file_given_twice_is_read_once() throws Exception {
+        Path a = record("a.jfr", 2);
+        Path link = dir.resolve("a.jfr.1");
+        Files.createLink(link, a);
+        for (List<Path> given : List.of(List.of(a, a), List.of(a, link), List.of(a, dir.resolve("./a.jfr")))) {
+            List<RecordingSummary> read = RecordingSummary.readAll(given, false);
+            assertEquals(1, read.size(), given.toString());
+            assertEquals(List.of(a), read.get(0).parts, given.toString());
+        }
+    }
+}

@@ -1,5 +1,6 @@
 package dev.pools.cli;
 
+import dev.pools.memory.PoolKind;
 import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
 import java.util.LinkedHashMap;
@@ -55,6 +56,19 @@ final class Budget {
         long direct = e.getLong(EventNames.JDK_DIRECT);
         long outside = direct < 0 ? -1 : Math.max(0, direct - e.getLong(EventNames.POOLS_RESERVED));
         peaks.merge(DIRECT_OUTSIDE_POOLS, outside, Math::max);
+    }
+
+    /**
+     * A run whose process memory was sampled once, at its end ({@code report.period: 0}): its direct
+     * memory outside the pools is not its peak, and no limit can be derived from it; null if none.
+     */
+    static RecordingSummary sampledAtEndOnly(List<RecordingSummary> runs) {
+        for (RecordingSummary r : runs) {
+            if (r.budget.samples > 0 && r.budget.samples < 2) {
+                return r;
+            }
+        }
+        return null;
     }
 
     /** The largest of each part over several runs: what one limit for all of them must hold. */
@@ -120,14 +134,23 @@ final class Budget {
         Map<Integer, Long> pageBytes = new LinkedHashMap<>();
         for (RecordingSummary r : runs) {
             for (RecordingSummary.Pool p : r.pools.values()) {
-                long bytes = p.pageSize() > 0 ? p.pagesPeak() * p.pageSize() : p.bytesReserved();
+                long bytes;
+                if (p.kind().equals(PoolKind.EXCLUSIVE.label())) {
+                    // As suggest caps it: pages of the largest request, one per live allocation at most.
+                    long pages = p.allocsPeak() >= 0 ? Math.min(p.pagesPeak(), p.allocsPeak()) : p.pagesPeak();
+                    bytes = pages * Sizes.roundUp(p.largestAlloc());
+                } else {
+                    bytes = p.pageSize() > 0 ? p.pagesPeak() * p.pageSize() : p.bytesReserved();
+                }
                 pageBytes.merge(p.index(), bytes, Math::max);
             }
         }
         long pages = pageBytes.values().stream().mapToLong(Long::longValue).sum();
         Budget b = largest(runs);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("maxDirectMemorySize", b.samples == 0 ? -1 : b.maxDirectMemory(pages, 0));
+        m.put(
+                "maxDirectMemorySize",
+                b.samples == 0 || sampledAtEndOnly(runs) != null ? -1 : b.maxDirectMemory(pages, 0));
         m.put("containerMemory", b.samples == 0 ? -1 : b.containerLimit(0));
         return m;
     }

@@ -272,7 +272,13 @@ final class CappedLayout {
         b.append("# Limits for the process, from the same recordings (the largest JVM), headroom ")
                 .append(percent)
                 .append("%:\n");
-        if (cappedBytes >= 0) {
+        RecordingSummary endOnly = Budget.sampledAtEndOnly(runs);
+        if (cappedBytes >= 0 && endOnly != null) {
+            // The direct memory outside the pools is sampled (the resident set's peak is the kernel's).
+            b.append("#   -XX:MaxDirectMemorySize: none suggested: ")
+                    .append(endOnly.name())
+                    .append(" has the process's memory at its end only (report.period: 0), not at its peak\n");
+        } else if (cappedBytes >= 0) {
             long direct = budget.maxDirectMemory(cappedBytes, headroom);
             b.append("#   -XX:MaxDirectMemorySize=")
                     .append(direct >> 20)

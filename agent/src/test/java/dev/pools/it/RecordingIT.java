@@ -494,6 +494,14 @@ class RecordingIT {
         assertTrue(
                 report.out().lines().anyMatch(l -> l.matches(" +\\d+ of the fallbacks are counted only, .*")),
                 report.out());
+        // One sample of the process's memory, at the end: not the direct memory's peak, so no limit from it.
+        Forked.Result suggest = Forked.cli(dir, "suggest", "run.jfr");
+        assertEquals(0, suggest.exit(), suggest.toString());
+        assertTrue(
+                suggest.out()
+                        .contains("#   -XX:MaxDirectMemorySize: none suggested: run.jfr has the process's memory at its"
+                                + " end only (report.period: 0), not at its peak\n"),
+                suggest.out());
     }
 
     /**

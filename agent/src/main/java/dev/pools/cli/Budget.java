@@ -71,6 +71,22 @@ final class Budget {
         return null;
     }
 
+    /** How long after its JVM's start a recording may begin and still be whole: the agent's start, the first batch. */
+    static final long WHOLE_WITHIN_MILLIS = 10_000;
+
+    /**
+     * A run whose recording begins well after its JVM started (its earlier part set aside and
+     * replaced at {@code report.max_size}, or a late attach): its samples miss the start; null if none.
+     */
+    static RecordingSummary beganLate(List<RecordingSummary> runs) {
+        for (RecordingSummary r : runs) {
+            if (r.jvmStart >= 0 && r.start != null && r.start.toEpochMilli() - r.jvmStart > WHOLE_WITHIN_MILLIS) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     /** The largest of each part over several runs: what one limit for all of them must hold. */
     static Budget largest(List<RecordingSummary> runs) {
         Budget b = new Budget();

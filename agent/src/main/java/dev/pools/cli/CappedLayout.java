@@ -272,6 +272,15 @@ final class CappedLayout {
         b.append("# Limits for the process, from the same recordings (the largest JVM), headroom ")
                 .append(percent)
                 .append("%:\n");
+        RecordingSummary late = Budget.beganLate(runs);
+        if (late != null) {
+            b.append("#   (")
+                    .append(late.name())
+                    .append(" begins ")
+                    .append((late.start.toEpochMilli() - late.jvmStart) / 1000)
+                    .append(" s after its JVM started: set aside at report.max_size more than once, or attached late;")
+                    .append(" the process's memory before is not in it, and these limits may be low)\n");
+        }
         RecordingSummary endOnly = Budget.sampledAtEndOnly(runs);
         if (cappedBytes >= 0 && endOnly != null) {
             // The direct memory outside the pools is sampled (the resident set's peak is the kernel's).

@@ -3,7 +3,6 @@ package dev.pools.cli;
 import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -97,7 +96,7 @@ final class FleetReport {
             t.row(
                     folder == null ? s.name() : Path.of(s.name()).getFileName(),
                     s.pid < 0 ? "-" : s.pid,
-                    Duration.between(s.start, s.end).toSeconds() + " s",
+                    ReportCommand.span(s.start, s.end),
                     state(s),
                     Sizes.human(s.peakReserved),
                     Sizes.human(s.peakInUse),

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -102,6 +103,31 @@ class SuggestTest {
                 capped);
         assertTrue(capped.contains("pages: 10  # peak 10, largest request"), capped);
         LayoutFile.parse("capped", capped, Layouts.GIB);
+    }
+
+    /**
+     * A recording that begins long after its JVM started (its earlier part set aside and replaced at
+     * report.max_size, or a late attach) misses the process's memory before: the limits say so.
+     */
+    @Test
+    void limits_from_a_recording_that_began_late_say_so() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", MEASURED, Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        ByteBuffer held = pools.allocate(60 << 10, 0);
+        Path file = dir.resolve("late.jfr");
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE),
+                7,
+                System.currentTimeMillis() - 60_000);
+        List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
+        String capped = new CappedLayout(config, runs, 0, null).write();
+        assertTrue(
+                capped.matches("(?s).*\n#   \\(" + Pattern.quote(file.toString())
+                        + " begins 6\\d s after its JVM started: .*"),
+                capped);
+        pools.release(held);
     }
 
     /** The recording the agent would write at exit for {@code pools} under {@code config}, read back. */

@@ -14,12 +14,22 @@ import java.util.List;
  * @param hooks               calls added before the normal returns of methods, under {@code release: close}
  * @param noReleaseAtClose    under {@code release: close}, said once when the class loads: why its
  *                            buffers stay with the collector; null when the hooks release them
+ * @param keep                calls added in every release mode: a buffer the host makes over pool memory
+ *                            by itself (native code's own buffer over an address) is replaced by a view
+ *                            of the pool buffer, which keeps that memory from the collector's release
  */
-public record HostClass(String name, List<Field> fields, List<ReturnHook> hooks, String noReleaseAtClose) {
+public record HostClass(
+        String name, List<Field> fields, List<ReturnHook> hooks, String noReleaseAtClose, List<ReturnHook> keep) {
 
     public HostClass {
         fields = List.copyOf(fields);
         hooks = List.copyOf(hooks);
+        keep = List.copyOf(keep);
+    }
+
+    /** A class with no hook that keeps memory. */
+    public HostClass(String name, List<Field> fields, List<ReturnHook> hooks, String noReleaseAtClose) {
+        this(name, fields, hooks, noReleaseAtClose, List.of());
     }
 
     /** A field of the host class: name and JVM descriptor. */

@@ -15,8 +15,9 @@ import net.bytebuddy.jar.asm.ClassReader;
 
 /**
  * The transformer the agent installs. For a class of an intercepted package it substitutes the
- * {@code allocateDirect} call sites, and, under {@code release: close}, adds the return hooks its
- * host folder declares ({@link HostClass}). Every other class is left alone after one prefix check;
+ * {@code allocateDirect} call sites, adds the hooks its host folder declares that keep pool memory
+ * (in every release mode) and, under {@code release: close}, the release hooks ({@link HostClass}).
+ * Every other class is left alone after one prefix check;
  * the agent's own classes never change, whatever the layout names; a class that cannot be
  * instrumented keeps its own allocations (said once).
  *
@@ -70,8 +71,11 @@ public final class HostTransformer implements ClassFileTransformer {
         this.onlyRetransforms = onlyRetransforms;
         this.called = new LinkedHashSet<>();
         called.add(CallSiteRewriter.RUNTIME.replace('/', '.'));
-        if (releaseAtClose) {
-            for (HostClass c : hostClasses) {
+        for (HostClass c : hostClasses) {
+            for (HostClass.ReturnHook hook : c.keep()) {
+                called.add(hook.owner().replace('/', '.'));
+            }
+            if (releaseAtClose) {
                 for (HostClass.ReturnHook hook : c.hooks()) {
                     called.add(hook.owner().replace('/', '.'));
                 }
@@ -147,9 +151,7 @@ public final class HostTransformer implements ClassFileTransformer {
                     "cannot instrument " + className.replace('/', '.') + "; it keeps its own allocations: " + t);
             return null;
         }
-        if (releaseAtClose) {
-            out = addHooks(className, out);
-        }
+        out = addHooks(className, out);
         if (out == classFile) {
             return null;
         }
@@ -254,31 +256,38 @@ public final class HostTransformer implements ClassFileTransformer {
         if (declared == null) {
             return classFile;
         }
-        if (declared.noReleaseAtClose() != null) {
+        if (releaseAtClose && declared.noReleaseAtClose() != null) {
             Log.once(
                     "close-hook:" + className,
                     "release: close leaves " + declared.javaName() + " to the collector: "
                             + declared.noReleaseAtClose());
         }
-        if (declared.hooks().isEmpty()) {
+        List<HostClass.ReturnHook> hooks = new ArrayList<>(declared.keep());
+        boolean releases = releaseAtClose && !declared.hooks().isEmpty();
+        if (releases) {
+            hooks.addAll(declared.hooks());
+        }
+        if (hooks.isEmpty()) {
             return classFile;
         }
+        String missing;
         try {
-            String missing = ReturnHooks.missing(classFile, declared);
-            if (missing != null) {
-                Log.once(
-                        "close-hook:" + className,
-                        "release: close is not available for " + declared.javaName() + " (" + missing
-                                + "); its buffers are released by the collector");
-                return classFile;
+            missing = ReturnHooks.missing(classFile, declared, hooks);
+            if (missing == null) {
+                return ReturnHooks.apply(classFile, declared, hooks);
             }
-            return ReturnHooks.apply(classFile, declared);
         } catch (Throwable t) {
-            Log.once(
-                    "close-hook:" + className,
-                    "release: close is not available for " + declared.javaName()
-                            + "; its buffers are released by the collector: " + t);
-            return classFile;
+            missing = t.toString();
         }
+        // Neither kind of hook then: the class stays as its framework made it.
+        Log.once(
+                "close-hook:" + className,
+                (releases
+                                ? "release: close is not available for " + declared.javaName()
+                                        + "; its buffers are released by the collector"
+                                : "a buffer " + declared.javaName()
+                                        + " makes over pool memory by itself does not keep that memory")
+                        + " (" + missing + ")");
+        return classFile;
     }
 }

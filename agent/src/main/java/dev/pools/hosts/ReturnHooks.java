@@ -1,6 +1,7 @@
 package dev.pools.hosts;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
@@ -33,8 +34,8 @@ final class ReturnHooks {
 
     private ReturnHooks() {}
 
-    /** What of the declared shape is missing from the class; null when it all fits. */
-    static String missing(byte[] classFile, HostClass declared) {
+    /** What of the declared shape is missing from the class for {@code hooks}; null when it all fits. */
+    static String missing(byte[] classFile, HostClass declared, List<HostClass.ReturnHook> hooks) {
         Set<String> fields = new HashSet<>();
         Set<String> methods = new HashSet<>();
         String self = declared.name();
@@ -77,7 +78,7 @@ final class ReturnHooks {
                         + Type.getType(f.descriptor()).getClassName();
             }
         }
-        for (HostClass.ReturnHook h : declared.hooks()) {
+        for (HostClass.ReturnHook h : hooks) {
             if (!methods.contains(h.method())) {
                 return "no method " + h.method();
             }
@@ -85,8 +86,8 @@ final class ReturnHooks {
         return null;
     }
 
-    /** The class with its hooks. The caller has checked its shape ({@link #missing}). */
-    static byte[] apply(byte[] classFile, HostClass declared) {
+    /** The class with {@code hooks}. The caller has checked its shape ({@link #missing}). */
+    static byte[] apply(byte[] classFile, HostClass declared, List<HostClass.ReturnHook> hooks) {
         ClassReader reader = new ClassReader(classFile);
         ClassWriter writer = new ClassWriter(reader, 0);
         reader.accept(
@@ -105,7 +106,7 @@ final class ReturnHooks {
                         if (!real) {
                             return next;
                         }
-                        for (HostClass.ReturnHook h : declared.hooks()) {
+                        for (HostClass.ReturnHook h : hooks) {
                             if (h.method().equals(name + descriptor)) {
                                 return new Hook(next, declared.name(), h);
                             }

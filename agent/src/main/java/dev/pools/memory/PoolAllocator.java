@@ -330,6 +330,11 @@ public final class PoolAllocator {
         return true;
     }
 
+    /** Whether {@code buffer} is a buffer the pools handed out, or a view of one. */
+    public static boolean isPoolMemory(Buffer buffer) {
+        return leaseOf(buffer) != null;
+    }
+
     /** Whether {@code a} and {@code b} are views of the same pool memory (one lease). */
     public static boolean sameMemory(Buffer a, Buffer b) {
         Lease lease = leaseOf(a);

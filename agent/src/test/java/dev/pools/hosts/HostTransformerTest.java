@@ -91,7 +91,10 @@ class HostTransformerTest {
     @Test
     void a_host_class_of_another_shape_is_named_with_what_it_lacks() throws Exception {
         byte[] stand_in = classFile(ai.onnxruntime.OnnxTensor.class); // a stand-in with a name and another shape
-        assertEquals("no field buffer of type java.nio.Buffer", ReturnHooks.missing(stand_in, OTHER_SHAPE.get(0)));
+        assertEquals(
+                "no field buffer of type java.nio.Buffer",
+                ReturnHooks.missing(
+                        stand_in, OTHER_SHAPE.get(0), OTHER_SHAPE.get(0).hooks()));
         HostTransformer t = new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OTHER_SHAPE, true);
         byte[] out = t.transform(LOADER, "ai/onnxruntime/OnnxTensor", null, null, stand_in);
         assertNotNull(out, "its allocateDirect call is still substituted");
@@ -107,8 +110,10 @@ class HostTransformerTest {
     @Test
     void a_declared_hook_runs_before_each_return_with_its_fields_and_may_replace_the_result() throws Exception {
         byte[] original = classFile(Closable.class);
-        assertNull(ReturnHooks.missing(original, CLOSABLE.get(0)));
-        byte[] hooked = ReturnHooks.apply(original, CLOSABLE.get(0));
+        assertNull(
+                ReturnHooks.missing(original, CLOSABLE.get(0), CLOSABLE.get(0).hooks()));
+        byte[] hooked =
+                ReturnHooks.apply(original, CLOSABLE.get(0), CLOSABLE.get(0).hooks());
         ClassLoader alone = new ClassLoader(LOADER) {
             @Override
             protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {

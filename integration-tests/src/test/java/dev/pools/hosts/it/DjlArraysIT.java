@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.hosts.it.apps.DjlArrays;
 import dev.pools.hosts.it.apps.DjlGradients;
+import dev.pools.hosts.it.apps.DjlHeldBuffer;
 import dev.pools.it.Forked;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,6 +77,26 @@ class DjlArraysIT {
                                 + " using a tensor's memory after close (views, autograd, sparse tensors) and never says when it stops"),
                 r.errLines().stream().filter(l -> l.startsWith("pools:")).toList());
         assertEquals("0 0 0", HostJvm.value(r, "usage-end"), "the collector releases them all");
+    }
+
+    @Test
+    void a_buffer_to_byte_buffer_gave_keeps_the_arrays_memory_after_the_array_is_closed_and_collected()
+            throws Exception {
+        for (String release : List.of("gc", "close")) {
+            Files.writeString(dir.resolve("layout.yaml"), GROWABLE + "release: " + release + "\n");
+            Forked.Result r = HostJvm.run(dir, List.of(Forked.agent(Path.of("layout.yaml"))), DjlHeldBuffer.class);
+            assertEquals(0, r.exit(), r.toString());
+            assertEquals("true", HostJvm.value(r, "array-pooled"), r.toString());
+            assertEquals("true", HostJvm.value(r, "kept-direct"));
+            assertEquals("true", HostJvm.value(r, "kept-order-native"));
+            assertEquals("1024", HostJvm.value(r, "kept-capacity"));
+            assertEquals("true", HostJvm.value(r, "kept-at-array"), "the buffer is over the array's own memory");
+            assertEquals("0", HostJvm.value(r, "landed-on-kept"), "release: " + release + ": no new array on it: " + r);
+            assertEquals("true", HostJvm.value(r, "kept-reads-its-values"), r.toString());
+            assertNotEquals("-1", HostJvm.value(r, "drained-ms"));
+            assertEquals(
+                    "0 0 0", HostJvm.value(r, "usage-end"), "once the buffer is dropped too, its slice comes back");
+        }
     }
 
     @Test

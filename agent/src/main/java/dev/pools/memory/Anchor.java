@@ -10,7 +10,7 @@ import java.lang.ref.ReferenceQueue;
 final class Anchor {
     final Lease lease;
 
-    Anchor(Pool pool, int size, int site, ReferenceQueue<Anchor> queue) {
+    Anchor(Pool pool, int size, int site, ReferenceQueue<Object> queue) {
         this.lease = new Lease(this, queue, pool, size, site);
     }
 }

@@ -57,7 +57,7 @@ final class Lease extends PhantomReference<Anchor> {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    Lease(Anchor anchor, ReferenceQueue<Anchor> queue, Pool pool, int size, int site) {
+    Lease(Anchor anchor, ReferenceQueue<Object> queue, Pool pool, int size, int site) {
         super(anchor, queue);
         this.pool = pool;
         this.size = size;

@@ -146,6 +146,7 @@ final class NativeAccess {
         DIRECT_CAPACITY = directReserved != null && directCount != null ? directCapacity : null;
         DIRECT_COUNT = DIRECT_CAPACITY != null ? directCount : null;
         FAILURE = failure;
+        Releaser.limitInReach = true;
     }
 
     private NativeAccess() {}
@@ -483,6 +484,15 @@ final class NativeAccess {
      */
     static boolean fitsUnderLimit(int bytes) {
         return DIRECT_RESERVED == null || DIRECT_RESERVED.get() + bytes <= DIRECT_MAX;
+    }
+
+    /**
+     * Whether less than an eighth of the direct memory limit is left unreserved, where a request of
+     * anyone's (the JDK's own temporary buffers, a library the layout does not intercept) may be
+     * refused while the pools hold empty pages; false when the JDK's counts are out of reach.
+     */
+    static boolean nearLimit() {
+        return DIRECT_RESERVED != null && DIRECT_MAX - DIRECT_RESERVED.get() < DIRECT_MAX / 8;
     }
 
     /** For tests: a byte written over every fresh page before the pool gets it (as recycled memory can hold anything); -1 for none. */

@@ -90,6 +90,7 @@ public final class PoolAllocator {
         this.sites = sites;
         this.current = new PoolSet(this, layout);
         Releaser.start();
+        Releaser.watch(this);
     }
 
     public PoolAllocator(List<PoolSpec> layout) {
@@ -274,8 +275,11 @@ public final class PoolAllocator {
             if (anchor != null) {
                 return handOut(anchor, size, site);
             }
-            refused(size, site, reason + "; the JDK refused it too: " + e.getMessage(), false);
-            throw e;
+            fallback = fallbackAfterGivingBack(size, fits);
+            if (fallback == null) {
+                refused(size, site, reason + "; the JDK refused it too: " + e.getMessage(), false);
+                throw e;
+            }
         }
         refused(size, site, reason, true);
         fallbackAllocs.increment();
@@ -285,6 +289,25 @@ public final class PoolAllocator {
             options.trace.fellBack(size, site);
         }
         return fallback;
+    }
+
+    /**
+     * The JDK once more, after the pools gave back their empty pages: its refusal came after its own
+     * collection, which freed the dropped buffers into the pools' pages, not into its direct memory.
+     * A request no pool takes releases those first ({@link #reserveAfterReleasing} has for one that
+     * fits). Null if the JDK refuses again.
+     */
+    private ByteBuffer fallbackAfterGivingBack(int size, boolean fits) {
+        if (!fits) {
+            NativeAccess.awaitReferenceProcessing();
+            Releaser.drainNow();
+        }
+        giveBackEmptyPages();
+        try {
+            return ByteBuffer.allocateDirect(size);
+        } catch (OutOfMemoryError again) {
+            return null;
+        }
     }
 
     /** Records a refusal; one not served at all ({@code fellBack} false) counts at its site, as a fallback does. */
@@ -467,6 +490,15 @@ public final class PoolAllocator {
         NativeAccess.awaitReferenceProcessing();
         Releaser.drainNow();
         return releaseEmptyPages();
+    }
+
+    /**
+     * After a collection that found the direct memory near its limit (the release thread): empty pages
+     * go back to the JDK, so that what the JDK refuses anyone else while it retries finds room.
+     */
+    void giveBackEmptyPages() {
+        emptiedAtRefusals = NativeAccess.pageRefusals();
+        releaseEmptyPages();
     }
 
     private int releaseEmptyPages() {

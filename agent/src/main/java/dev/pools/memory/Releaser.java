@@ -2,7 +2,10 @@ package dev.pools.memory;
 
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -29,8 +32,41 @@ import java.util.function.Supplier;
  */
 final class Releaser {
 
-    /** Where the collector enqueues the lease of every buffer it finds unreachable. */
-    static final ReferenceQueue<Anchor> QUEUE = new ReferenceQueue<>();
+    /**
+     * Where the collector enqueues the lease of every buffer it finds unreachable, and the
+     * {@link Collected} sentinel after each collection.
+     */
+    static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
+
+    /**
+     * Comes off {@link #QUEUE} once a collection ran after it was made: its referent is reachable from
+     * nothing. Then, where the JDK's direct memory is near its limit ({@link NativeAccess#nearLimit()}),
+     * the release thread gives the pools' empty pages back: the JDK collects before it refuses anyone
+     * direct memory and retries for half a second, and a request it refuses (a temporary buffer of its
+     * own, a library the layout does not intercept, a size no pool takes) would otherwise find the
+     * limit held by pages the collection has just emptied.
+     */
+    private static final class Collected extends WeakReference<Object> {
+        Collected() {
+            super(new Object(), QUEUE);
+        }
+    }
+
+    /** The sentinel armed now; held here, since a reference that is itself unreachable is never enqueued. */
+    @SuppressWarnings("unused") // held, never read
+    private static volatile Collected armed;
+
+    /**
+     * Set once {@link NativeAccess} is initialised (at the first allocation): a collection before it
+     * does not initialise it on the release thread, and the pools hold no page yet anyway.
+     */
+    static volatile boolean limitInReach;
+
+    /** Set when a collection found the direct memory near its limit; the release thread gives empty pages back. */
+    private static volatile boolean giveBack;
+
+    /** The allocators whose empty pages go back at the limit; weakly, as tests make many. */
+    private static final List<WeakReference<PoolAllocator>> WATCHED = new CopyOnWriteArrayList<>();
 
     /** The longest an allocation waits for the release thread to let go of the queue. */
     static final long HANDSHAKE_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -73,7 +109,40 @@ final class Releaser {
         };
         t.setDaemon(true);
         thread = t;
+        armed = new Collected();
         t.start();
+    }
+
+    /** Gives {@code allocator}'s empty pages back when a collection finds the direct memory near its limit. */
+    static void watch(PoolAllocator allocator) {
+        WATCHED.removeIf(w -> w.get() == null);
+        WATCHED.add(new WeakReference<>(allocator));
+    }
+
+    /** A collection ran: arms the next sentinel and, near the limit, has the release thread give empty pages back. */
+    private static void collected() {
+        armed = new Collected();
+        if (limitInReach && NativeAccess.nearLimit()) {
+            giveBack = true;
+            Thread t = thread;
+            if (t != null && t != Thread.currentThread()) {
+                t.interrupt();
+            }
+        }
+    }
+
+    /** On the release thread, holding no lock: the empty pages of every watched allocator go back. */
+    private static void giveBackEmptyPages() {
+        if (!giveBack) {
+            return;
+        }
+        giveBack = false;
+        for (WeakReference<PoolAllocator> w : WATCHED) {
+            PoolAllocator allocator = w.get();
+            if (allocator != null) {
+                allocator.giveBackEmptyPages();
+            }
+        }
     }
 
     private static void loop() {
@@ -81,19 +150,25 @@ final class Releaser {
         while (true) {
             TAKING.lock();
             try {
-                batch[0] = (Lease) QUEUE.remove();
-                int n = pollInto(batch, 1);
+                int n = take(batch, QUEUE.remove());
+                n = pollInto(batch, n);
                 Runnable hook = beforeReleasingBatch;
                 if (hook != null) {
                     hook.run();
                 }
                 release(batch, n);
             } catch (InterruptedException e) {
-                // A thread wants the queue drained now: let go of TAKING (below) so that it can take DRAIN.
+                // A thread wants the queue drained now: let go of TAKING (below) so that it can take
+                // DRAIN; or a collection found the direct memory near its limit (below).
             } catch (Throwable t) {
                 reportOnce(t);
             } finally {
                 TAKING.unlock();
+            }
+            try {
+                giveBackEmptyPages();
+            } catch (Throwable t) {
+                reportOnce(t);
             }
         }
     }
@@ -170,10 +245,9 @@ final class Releaser {
                     int n = pollInto(batch, 0);
                     if (n == 0 && waitForNext) {
                         try {
-                            Reference<? extends Anchor> next = QUEUE.remove(NEXT_LEASE_MILLIS);
+                            Reference<?> next = QUEUE.remove(NEXT_LEASE_MILLIS);
                             if (next != null) {
-                                batch[n++] = (Lease) next;
-                                n = pollInto(batch, n);
+                                n = pollInto(batch, take(batch, next));
                             }
                         } catch (InterruptedException e) {
                             interrupted = true;
@@ -260,11 +334,25 @@ final class Releaser {
 
     /** Fills {@code batch} from the queue without waiting, after {@code n} leases already in it; returns the count. */
     private static int pollInto(Lease[] batch, int n) {
-        Reference<? extends Anchor> ref;
+        Reference<?> ref;
         while (n < batch.length && (ref = QUEUE.poll()) != null) {
-            batch[n++] = (Lease) ref;
+            if (ref instanceof Lease lease) {
+                batch[n++] = lease;
+            } else {
+                collected();
+            }
         }
         return n;
+    }
+
+    /** Puts {@code ref}, the first taken from the queue, in an empty {@code batch}; returns the count. */
+    private static int take(Lease[] batch, Reference<?> ref) {
+        if (ref instanceof Lease lease) {
+            batch[0] = lease;
+            return 1;
+        }
+        collected();
+        return 0;
     }
 
     /**

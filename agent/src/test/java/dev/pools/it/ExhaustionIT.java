@@ -3,6 +3,7 @@ package dev.pools.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pools.it.apps.AfterABurst;
 import dev.pools.it.apps.DropAndAllocate;
 import dev.pools.it.apps.DropAtTheLimit;
 import dev.pools.it.apps.RoundsOfSizes;
@@ -138,5 +139,45 @@ class ExhaustionIT {
         Forked.Result report = Forked.cli(dir, "report", "run.jfr");
         assertEquals(0, report.exit(), report.toString());
         assertTrue(report.out().contains("\ncollections: "), "the pools collected at the limit: " + report.out());
+    }
+
+    /**
+     * After a burst the application dropped, the pools' pages hold the direct memory limit, empty once
+     * the JDK's own collection has run. Before, what the JDK then refused anyone else (its temporary
+     * buffer for a file write, a library the layout does not intercept) and a request no pool takes
+     * stayed refused: nothing gave the empty pages back (a review's reproducer, on JDK 17 and 25).
+     * Now a collection near the limit has the release thread give them back, and a refused fallback
+     * is asked again once they are.
+     */
+    @Test
+    void after_a_dropped_burst_the_rest_of_the_process_gets_direct_memory_as_without_the_agent() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
+                layout: sliced
+                pools:
+                  - page_size: 4 MiB
+                    max_slice: 1 MiB
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: none
+                """);
+        List<String> expected = List.of(
+                "outside allocateDirect: ok",
+                "heap buffer written: ok",
+                "larger than any pool takes, refused: 0",
+                "outside kept: 4");
+        Forked.Result without =
+                Forked.app(dir, List.of("-Xmx256m", "-XX:MaxDirectMemorySize=32m"), AfterABurst.class, "out.bin");
+        assertEquals(0, without.exit(), without.toString());
+        assertEquals(expected, without.out().lines().toList(), "without the agent: " + without);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=32m"),
+                AfterABurst.class,
+                "out.bin");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(expected, r.out().lines().toList(), r.toString());
     }
 }

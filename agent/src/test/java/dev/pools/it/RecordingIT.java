@@ -517,7 +517,12 @@ class RecordingIT {
                         .replace("period: 200 ms", "period: 10 ms\n  max_size: 64 KiB"));
         Files.createDirectories(dir.resolve("run.jfr.1").resolve("in-the-way"));
         Forked.Result r = Forked.app(
-                dir, List.of(Forked.agent(Path.of("layout.yaml"))), RecordedWorkload.class, "refuse-for", "1500");
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml"))),
+                RecordedWorkload.class,
+                "refuse-past",
+                "65536",
+                "run.jfr");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(
                 r.err()

@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code refuse-now} the same without waiting for the recording to start. {@code refuse-many}: two
  * threads make requests no pool takes, numbered by their size, until the recording's file has been set
  * aside twice ({@code run-<pid>.jfr.1} replaced), then print how many they made. {@code refuse-small N}:
- * N requests of 100 to 149 B, for a layout of smaller slices. {@code refuse-for MS}: requests no pool
- * takes, one a millisecond, for MS milliseconds.
+ * N requests of 100 to 149 B, for a layout of smaller slices. {@code refuse-past BYTES FILE}: requests
+ * no pool takes, one a millisecond, until the recording's FILE has passed BYTES and grown twice since.
  */
 public final class RecordedWorkload {
 
@@ -68,12 +68,25 @@ public final class RecordedWorkload {
                 }
                 System.out.println("refused " + count);
             }
-            case "refuse-for" -> {
-                long end = System.nanoTime() + Long.parseLong(args[1]) * 1_000_000L;
+            case "refuse-past" -> {
+                // Until the file has passed the size and grown by two batches since: the recording has
+                // then met report.max_size, whatever the machine's speed. At most a minute.
+                Path file = Path.of(args[2]);
+                long size = Long.parseLong(args[1]);
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                long seen = -1;
+                int grown = 0;
                 int n = 0;
-                while (System.nanoTime() - end < 0) {
+                while (grown < 2 && System.nanoTime() - deadline < 0) {
                     Tensors.allocate((2 << 20) + n++);
                     Thread.sleep(1);
+                    long now = Files.exists(file) ? Files.size(file) : 0;
+                    if (now >= size && seen >= size && now > seen) {
+                        grown++;
+                    }
+                    if (now >= size && now != seen) {
+                        seen = now;
+                    }
                 }
                 System.out.println("refused " + n);
             }

@@ -66,6 +66,9 @@ public final class PoolsAgent {
             boolean noFile = args == null || args.isBlank();
             config = noFile ? PoolsConfig.defaults() : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
             runtime = new PoolsRuntime(config, !noFile, defaultMaxPageSize);
+            if (late) {
+                Recorder.attachedLate();
+            }
         } catch (LayoutException e) {
             refuse(e.getMessage(), late);
             return;
@@ -76,8 +79,10 @@ public final class PoolsAgent {
         try {
             String layout = args == null || args.isBlank()
                     ? "default"
-                    : Path.of(args.trim()).toAbsolutePath().toString();
+                    : Path.of(args.trim()).toAbsolutePath().normalize().toString();
             System.setProperty(RUNNING_PROPERTY, layout);
+            // An earlier attach's refusal no longer holds.
+            System.clearProperty(REFUSED_PROPERTY);
         } catch (RuntimeException e) {
             // A security manager, say: attach then cannot tell; nothing else depends on it.
         }
@@ -238,10 +243,15 @@ public final class PoolsAgent {
     static int retransformLoaded(
             Instrumentation inst, HostTransformer transformer, boolean late, boolean releaseAtClose) {
         List<Class<?>> targets = new ArrayList<>();
+        int hidden = 0;
         for (Class<?> c : inst.getAllLoadedClasses()) {
             // A hidden class (a lambda's, a method handle's) is never given to a transformer, at load
             // or later: the JVM does not let it be changed. A lambda's body is a method of the class
-            // that declares it, which is instrumented with it.
+            // that declares it, which is instrumented with it; but the class a method reference
+            // (ByteBuffer::allocateDirect) was linked to before the attach calls the JDK itself.
+            if (transformer.intercepts(c.getName()) && c.isHidden()) {
+                hidden++;
+            }
             if (transformer.intercepts(c.getName()) && !c.isArray() && !c.isHidden()) {
                 if (inst.isModifiableClass(c)) {
                     targets.add(c);
@@ -249,6 +259,11 @@ public final class PoolsAgent {
                     cannotRetransform(c, new IllegalStateException("the JVM does not let it be changed"));
                 }
             }
+        }
+        if (late && hidden > 0) {
+            Log.info("attached late: " + hidden + " hidden classes of the intercepted packages (lambdas, method"
+                    + " references) cannot be changed; a method reference to ByteBuffer.allocateDirect linked"
+                    + " before the attach keeps the JDK's allocations");
         }
         if (targets.isEmpty()) {
             if (late) {

@@ -11,6 +11,7 @@ import dev.pools.layout.Layouts;
 import dev.pools.memory.DirectMemory;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -31,6 +32,9 @@ import picocli.CommandLine.Parameters;
                 + " first; without one, the default layout.")
 final class AttachCommand implements Callable<Integer> {
 
+    /** The longest argument the JVM's attach protocol takes, in bytes (JDK 17's {@code attachListener}). */
+    static final int MAX_ARGUMENT = 1024;
+
     @Parameters(index = "0", paramLabel = "PID", description = "The process id of the JVM.")
     long pid;
 
@@ -49,6 +53,14 @@ final class AttachCommand implements Callable<Integer> {
             args = layout.toAbsolutePath().normalize().toString();
         }
         Path jar = ownJar();
+        // The JVM's attach protocol takes an argument of at most 1024 bytes (JDK 17); a longer one
+        // breaks the connection instead of being refused.
+        int argument = (jar + "=" + args).getBytes(StandardCharsets.UTF_8).length;
+        if (argument > MAX_ARGUMENT) {
+            throw new BadInput("cannot attach: the path of pools.jar and of the layout take " + argument
+                    + " bytes, more than the " + MAX_ARGUMENT + " the JVM's attach takes; use shorter paths"
+                    + " (a symbolic link, say)");
+        }
         VirtualMachine vm;
         try {
             vm = VirtualMachine.attach(Long.toString(pid));
@@ -57,26 +69,36 @@ final class AttachCommand implements Callable<Integer> {
                     + " (a JVM of the same user, not started with -XX:+DisableAttachMechanism)");
         }
         try {
-            String running = vm.getSystemProperties().getProperty(PoolsAgent.RUNNING_PROPERTY);
-            if (running != null) {
-                throw new BadInput(pid + " runs the pools agent already, with layout " + running
-                        + "; it stays (MemoryPools.install changes the layout in force)");
-            }
-            try {
-                vm.loadAgent(jar.toString(), args);
-            } catch (AgentLoadException | AgentInitializationException e) {
-                String refused = vm.getSystemProperties().getProperty(PoolsAgent.REFUSED_PROPERTY);
-                throw new BadInput(pid + " did not start the agent: " + (refused != null ? refused : e.getMessage()));
-            }
-            running = vm.getSystemProperties().getProperty(PoolsAgent.RUNNING_PROPERTY);
-            if (running == null) {
-                throw new BadInput(pid + " loaded the agent, which did not start (its standard error says why)");
-            }
-            System.out.println("pools: attached to " + pid + ", layout " + running);
-            return ExitStatus.DONE;
+            return load(vm, jar, args);
+        } catch (IOException e) {
+            throw new BadInput("lost the connection to " + pid + " while attaching: " + e.getMessage());
         } finally {
-            vm.detach();
+            try {
+                vm.detach();
+            } catch (IOException e) {
+                // Gone already: nothing to let go of.
+            }
         }
+    }
+
+    private Integer load(VirtualMachine vm, Path jar, String args) throws IOException {
+        String running = vm.getSystemProperties().getProperty(PoolsAgent.RUNNING_PROPERTY);
+        if (running != null) {
+            throw new BadInput(pid + " runs the pools agent already, with layout " + running
+                    + "; it stays (MemoryPools.install changes the layout in force)");
+        }
+        try {
+            vm.loadAgent(jar.toString(), args);
+        } catch (AgentLoadException | AgentInitializationException e) {
+            String refused = vm.getSystemProperties().getProperty(PoolsAgent.REFUSED_PROPERTY);
+            throw new BadInput(pid + " did not start the agent: " + (refused != null ? refused : e.getMessage()));
+        }
+        running = vm.getSystemProperties().getProperty(PoolsAgent.RUNNING_PROPERTY);
+        if (running == null) {
+            throw new BadInput(pid + " loaded the agent, which did not start (its standard error says why)");
+        }
+        System.out.println("pools: attached to " + pid + ", layout " + running);
+        return ExitStatus.DONE;
     }
 
     /** This jar, which the other JVM loads. */

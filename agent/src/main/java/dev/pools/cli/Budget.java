@@ -75,12 +75,16 @@ final class Budget {
     static final long WHOLE_WITHIN_MILLIS = 10_000;
 
     /**
-     * A run whose recording begins well after its JVM started (its earlier part set aside and
-     * replaced at {@code report.max_size}, or a late attach): its samples miss the start; null if none.
+     * A run whose recording misses its JVM's start: an agent attached to a running JVM (said by the
+     * recording), or a recording that begins well after its JVM started (its earlier part set aside
+     * and replaced at {@code report.max_size}); null if none.
      */
     static RecordingSummary beganLate(List<RecordingSummary> runs) {
         for (RecordingSummary r : runs) {
-            if (r.jvmStart >= 0 && r.start != null && r.start.toEpochMilli() - r.jvmStart > WHOLE_WITHIN_MILLIS) {
+            if (r.attachedLate
+                    || (r.jvmStart >= 0
+                            && r.start != null
+                            && r.start.toEpochMilli() - r.jvmStart > WHOLE_WITHIN_MILLIS)) {
                 return r;
             }
         }

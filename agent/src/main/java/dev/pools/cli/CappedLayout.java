@@ -50,6 +50,13 @@ final class CappedLayout {
                         .append(r.file.getFileName())
                         .append(": recovered from a JVM that did not exit cleanly, up to its last batch.\n");
             }
+            if (r.attachedLate) {
+                b.append("# ")
+                        .append(r.name())
+                        .append(' ')
+                        .append(missesStart(r))
+                        .append(".\n");
+            }
         }
         if (search != null) {
             fitted();
@@ -262,6 +269,18 @@ final class CappedLayout {
      * largest JVM): the JDK's direct memory limit, which the pool pages count against, and the
      * container's memory limit.
      */
+    /** Why a recording misses its JVM's start, as the comments say it. */
+    static String missesStart(RecordingSummary late) {
+        String after = late.jvmStart >= 0 && late.start != null
+                ? " " + (late.start.toEpochMilli() - late.jvmStart) / 1000 + " s after its JVM started"
+                : "";
+        return late.attachedLate
+                ? "was made by an agent attached to a running JVM" + after
+                        + ": what the process held before is not in it, in the pools' caps as in its memory"
+                : "begins" + after + ": set aside at report.max_size more than once; the process's memory before is"
+                        + " not in it";
+    }
+
     private void budget() {
         Budget budget = Budget.largest(runs);
         if (budget.samples() == 0) {
@@ -276,10 +295,9 @@ final class CappedLayout {
         if (late != null) {
             b.append("#   (")
                     .append(late.name())
-                    .append(" begins ")
-                    .append((late.start.toEpochMilli() - late.jvmStart) / 1000)
-                    .append(" s after its JVM started: set aside at report.max_size more than once, or attached late;")
-                    .append(" the process's memory before is not in it, and these limits may be low)\n");
+                    .append(' ')
+                    .append(missesStart(late))
+                    .append(": these limits may be low)\n");
         }
         RecordingSummary endOnly = Budget.sampledAtEndOnly(runs);
         if (cappedBytes >= 0 && endOnly != null) {

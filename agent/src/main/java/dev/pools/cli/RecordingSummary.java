@@ -98,6 +98,8 @@ final class RecordingSummary {
     String layoutKind;
     String layoutYaml;
     String layoutSource;
+    /** Whether the agent was loaded into a running JVM: the process's memory before is not in the recording. */
+    boolean attachedLate;
 
     /** Where the layout came from, as the report's header says it: "from file", or "default: no layout file given". */
     String layoutOrigin() {
@@ -494,6 +496,7 @@ final class RecordingSummary {
                     layoutKind = e.getString(EventNames.KIND);
                     layoutYaml = e.getString(EventNames.LAYOUT_YAML);
                     layoutSource = e.getString(EventNames.SOURCE);
+                    attachedLate |= e.hasField(EventNames.ATTACHED_LATE) && e.getBoolean(EventNames.ATTACHED_LATE);
                 }
             }
             case EventNames.POOL_REPORT -> {

@@ -96,6 +96,9 @@ final class ReportCommand implements Callable<Integer> {
         if (s.pid >= 0) {
             b.append("process ").append(s.pid).append('\n');
         }
+        if (s.attachedLate) {
+            b.append("attached late: the agent was loaded into the running JVM; what it held before is not here\n");
+        }
         if (s.recoveredFrom != null) {
             b.append("recovered from ")
                     .append(s.recoveredFrom)
@@ -185,7 +188,14 @@ final class ReportCommand implements Callable<Integer> {
         }
         if (!s.refusals.isEmpty()) {
             b.append("\nrefused requests:\n");
-            for (RecordingSummary.Refusals r : s.refusals.values()) {
+            // The most frequent first; a run that refused many sizes (one line each) lists its first
+            // few and counts the rest, which --json lists whole.
+            List<RecordingSummary.Refusals> kinds = s.refusals.values().stream()
+                    .sorted(Comparator.comparingLong(RecordingSummary.Refusals::count)
+                            .reversed()
+                            .thenComparingLong(RecordingSummary.Refusals::size))
+                    .toList();
+            for (RecordingSummary.Refusals r : kinds.subList(0, Math.min(kinds.size(), TOP_REFUSALS))) {
                 b.append("  ")
                         .append(r.count())
                         .append(" x ")
@@ -198,6 +208,16 @@ final class ReportCommand implements Callable<Integer> {
                         .append(r.reason())
                         .append('\n');
             }
+            if (kinds.size() > TOP_REFUSALS) {
+                List<RecordingSummary.Refusals> rest = kinds.subList(TOP_REFUSALS, kinds.size());
+                b.append("  and ")
+                        .append(rest.size())
+                        .append(" more of other sizes or sites (")
+                        .append(rest.stream()
+                                .mapToLong(RecordingSummary.Refusals::count)
+                                .sum())
+                        .append(" requests): report --json lists them all\n");
+            }
         }
         return b.toString();
     }
@@ -207,6 +227,9 @@ final class ReportCommand implements Callable<Integer> {
      * in use, as free room that only requests of each run's slot size can take. Nothing for a
      * recording without runs.
      */
+    /** How many kinds of refusal (size, site, outcome) the report lists one by one. */
+    static final int TOP_REFUSALS = 20;
+
     static void appendRuns(StringBuilder b, RecordingSummary s) {
         String label = "runs at the end:   ";
         for (RecordingSummary.Pool p : s.pools.values()) {

@@ -19,6 +19,7 @@ public final class EventNames {
     // pools.Layout
     public static final String KIND = "kind";
     public static final String LAYOUT_YAML = "layout";
+    public static final String ATTACHED_LATE = "attachedLate";
     public static final String SOURCE = "source";
 
     // pools.PoolReport

@@ -26,10 +26,15 @@ public final class LayoutEvent extends FileEvent {
     @Description("Where the layout came from: file, API or JMX")
     public String source;
 
+    @Label("Attached Late")
+    @Description("The agent was loaded into a running JVM: what the process held before is not recorded")
+    public boolean attachedLate;
+
     @Override
     void writeFields(Bytes out) {
         out.string(kind);
         out.string(layout);
         out.string(source);
+        out.bool(attachedLate);
     }
 }

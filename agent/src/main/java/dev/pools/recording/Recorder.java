@@ -518,7 +518,16 @@ public final class Recorder {
         e.kind = layout.kind();
         e.layout = layout.yaml();
         e.source = layout.source().name().toLowerCase(Locale.ROOT);
+        e.attachedLate = attachedLate;
         return e;
+    }
+
+    /** Whether the agent was loaded into a running JVM (a late attach), said by every layout event. */
+    private static volatile boolean attachedLate;
+
+    /** The agent was loaded into a running JVM: its recordings say so, since what came before is missing. */
+    public static void attachedLate() {
+        attachedLate = true;
     }
 
     /**

@@ -37,7 +37,7 @@ class AttachIT {
                 intercept:
                   packages: [it.host]
                 report:
-                  file: none
+                  file: run.jfr
                 """);
         List<String> cmd = new ArrayList<>(List.of(Forked.java()));
         if (Runtime.version().feature() >= 21) {
@@ -63,7 +63,44 @@ class AttachIT {
             assertTrue(bad.err().matches("pools: bad\\.yaml:2: .*\\R"), bad.err());
             assertEquals("", bad.out());
 
-            Forked.Result good = Forked.cli(dir, "attach", pid, "good.yaml");
+            // A path past what the JVM's attach takes: one line, the target untouched (the JDK's
+            // connection broke before, an internal error with its stack trace).
+            Path deep = dir;
+            for (int i = 0; i < 12; i++) {
+                deep = deep.resolve("d".repeat(90));
+            }
+            Files.createDirectories(deep);
+            Files.copy(dir.resolve("good.yaml"), deep.resolve("good.yaml"));
+            Forked.Result tooLong =
+                    Forked.cli(dir, "attach", pid, deep.resolve("good.yaml").toString());
+            assertEquals(2, tooLong.exit(), tooLong.toString());
+            assertTrue(
+                    tooLong.err()
+                            .matches("pools: cannot attach: the path of pools.jar and of the layout take \\d+"
+                                    + " bytes, more than the 1024 the JVM's attach takes; .*\\R"),
+                    tooLong.err());
+
+            // What the target said so far: nothing of the layouts attach refused here.
+            String beforeLoad = Files.readString(err, StandardCharsets.UTF_8);
+            assertEquals("", beforeLoad, "the target heard nothing of the refused attaches");
+
+            // A refusal the target said (a load by other means than attach, which prints the JDK's
+            // own lines too) no longer stands once a layout runs.
+            String jcmd =
+                    Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+            Process load = new ProcessBuilder(
+                            jcmd,
+                            pid,
+                            "JVMTI.agent_load",
+                            Forked.JAR.toString(),
+                            dir.resolve("bad.yaml").toString())
+                    .redirectErrorStream(true)
+                    .start();
+            String loadSaid = new String(load.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(load.waitFor(60, TimeUnit.SECONDS), loadSaid);
+
+            Files.createDirectories(dir.resolve("sub"));
+            Forked.Result good = Forked.cli(dir, "attach", pid, "sub/../good.yaml");
             assertEquals(0, good.exit(), good.toString());
             assertEquals(
                     "pools: attached to " + pid + ", layout "
@@ -82,13 +119,70 @@ class AttachIT {
             assertTrue(target.waitFor(120, TimeUnit.SECONDS), "the target ended");
             assertEquals(0, target.exitValue(), Files.readString(err));
             assertEquals(
-                    "served by the pools true, capacities 100 1000",
-                    Files.readString(out, StandardCharsets.UTF_8).strip());
+                    List.of(
+                            "served by the pools true, capacities 100 1000",
+                            "pools.agent " + dir.toRealPath().resolve("good.yaml"),
+                            "pools.agent.refused null"),
+                    Files.readString(out, StandardCharsets.UTF_8)
+                            .replace(dir.toString(), dir.toRealPath().toString())
+                            .lines()
+                            .toList());
             String said = Files.readString(err, StandardCharsets.UTF_8);
-            assertTrue(said.lines().allMatch(l -> l.startsWith("pools: ")), "only the agent's own lines: " + said);
-            assertTrue(!said.contains("bad.yaml"), "nothing of the refused layout: " + said);
+            assertTrue(
+                    said.lines().anyMatch(l -> l.matches("pools: .*bad\\.yaml:2: .*")),
+                    "the load by jcmd said its refusal: " + said);
+            assertTrue(said.lines().anyMatch(l -> l.startsWith("pools: attached late: ")), "then attached: " + said);
+
+            // The recording says it misses what the process held before the attach, however soon after
+            // the JVM's start it came (within 10 s, suggest took it for whole before).
+            Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+            assertEquals(0, report.exit(), report.toString());
+            assertTrue(
+                    report.out()
+                            .contains("\nattached late: the agent was loaded into the running JVM; what it held"
+                                    + " before is not here\n"),
+                    report.out());
+            Forked.Result suggest = Forked.cli(dir, "suggest", "run.jfr");
+            assertEquals(0, suggest.exit(), suggest.toString());
+            assertTrue(
+                    suggest.out()
+                            .matches("(?s).*\n# run\\.jfr was made by an agent attached to a running JVM \\d+ s after"
+                                    + " its JVM started: what the process held before is not in it, in the pools' caps"
+                                    + " as in its memory\\.\n.*"),
+                    suggest.out());
         } finally {
             target.destroyForcibly();
         }
+    }
+
+    /** The layout's path in {@code pools.agent} is the one attach compares: absolute and normalised. */
+    @Test
+    void the_layout_a_javaagent_runs_is_named_by_its_normalised_path() throws Exception {
+        Files.writeString(
+                dir.resolve("good.yaml"),
+                """
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: run.jfr
+                """);
+        Files.createDirectories(dir.resolve("sub"));
+        Files.writeString(dir.resolve("go"), "");
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("sub/../good.yaml"))), AttachTarget.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of(
+                        "served by the pools true, capacities 100 1000",
+                        "pools.agent " + dir.toRealPath().resolve("good.yaml"),
+                        "pools.agent.refused null"),
+                r.out()
+                        .replace(dir.toString(), dir.toRealPath().toString())
+                        .lines()
+                        .toList(),
+                r.toString());
+        Forked.Result report = Forked.cli(dir, "report", "run.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("\nprocess "), report.out());
+        assertTrue(!report.out().contains("attached late"), "started with the JVM: " + report.out());
     }
 }

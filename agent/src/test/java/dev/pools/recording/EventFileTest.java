@@ -138,9 +138,12 @@ class EventFileTest {
                 Map<String, Object> values = new HashMap<>();
                 for (Field f : EventFile.recordedFields(c)) {
                     n++;
+                    // A boolean is true: one left out or out of place reads false.
                     Object v = f.getType() == long.class
                             ? (Object) (n * 1_000_003L)
-                            : f.getType() == int.class ? (Object) (int) n : "value " + n;
+                            : f.getType() == int.class
+                                    ? (Object) (int) n
+                                    : f.getType() == boolean.class ? (Object) Boolean.TRUE : "value " + n;
                     f.set(e, v);
                     values.put(f.getName(), v);
                 }

@@ -9,7 +9,7 @@ import java.nio.file.Path;
 /**
  * A JVM started without the agent, for {@code attach}: it loads a host class and allocates, writes
  * its pid to {@code ready}, waits (at most two minutes) for the file {@code go}, then allocates again
- * and says whether the pools served it.
+ * and says whether the pools served it, then the agent's two system properties.
  */
 public final class AttachTarget {
 
@@ -28,5 +28,7 @@ public final class AttachTarget {
             System.out.println("served by the pools " + (MemoryPools.usage().numberAllocs() > 0) + ", capacities "
                     + before.capacity() + " " + after.capacity());
         }
+        System.out.println("pools.agent " + System.getProperty("pools.agent"));
+        System.out.println("pools.agent.refused " + System.getProperty("pools.agent.refused"));
     }
 }

@@ -15,7 +15,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A workload for the recording tests. {@code normal} and {@code exit}: allocate, release some, print
@@ -100,14 +99,17 @@ public final class RecordedWorkload {
 
     private static void refuseMany() throws Exception {
         Path previous = Path.of("run-" + ProcessHandle.current().pid() + ".jfr.1");
-        AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         Thread[] threads = new Thread[2];
+        int[] made = new int[threads.length];
         for (int t = 0; t < threads.length; t++) {
+            int own = t;
             threads[t] = new Thread(() -> {
-                while (!stop.get()) {
-                    // Numbered by its size: 2 MiB and up, more than any pool takes.
-                    Tensors.allocate((2 << 20) + next.getAndIncrement());
+                // Numbered by its size: 2 MiB and up, more than any pool takes; thread t draws
+                // t, t + 2, t + 4, ..., so that each thread's refusals are told apart.
+                for (int i = 0; !stop.get(); i++) {
+                    Tensors.allocate((2 << 20) + own + 2 * i);
+                    made[own] = i + 1;
                     try {
                         Thread.sleep(1);
                     } catch (InterruptedException e) {
@@ -135,7 +137,9 @@ public final class RecordedWorkload {
             t.join();
         }
         System.out.println("rotations " + rotations);
-        System.out.println("refused " + next.get());
+        for (int t = 0; t < threads.length; t++) {
+            System.out.println("refused-" + t + " " + made[t]);
+        }
     }
 
     /** A real workload runs for longer than the recording takes to start (one report.period); this one waits. */

@@ -1,8 +1,12 @@
 package dev.pools.memory;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The direct pool (docs/POOLS.md §5): every allocation is a block of exactly its effective size;
@@ -71,6 +75,38 @@ final class DirectPool extends Pool {
             }
         }
         freeBySize.clear();
+        return released;
+    }
+
+    @Override
+    List<Object> emptyPagesLocked() {
+        List<Object> empty = new ArrayList<>();
+        for (ArrayDeque<NativeAccess.Block> blocks : freeBySize.values()) {
+            empty.addAll(blocks);
+        }
+        return empty;
+    }
+
+    @Override
+    int releaseStillEmptyLocked(Set<Object> earlier) {
+        int released = 0;
+        for (Iterator<ArrayDeque<NativeAccess.Block>> sizes =
+                        freeBySize.values().iterator();
+                sizes.hasNext(); ) {
+            ArrayDeque<NativeAccess.Block> blocks = sizes.next();
+            for (Iterator<NativeAccess.Block> i = blocks.iterator(); i.hasNext(); ) {
+                NativeAccess.Block b = i.next();
+                if (earlier.contains(b)) {
+                    i.remove();
+                    NativeAccess.free(b);
+                    bytesHeld -= b.size;
+                    released++;
+                }
+            }
+            if (blocks.isEmpty()) {
+                sizes.remove();
+            }
+        }
         return released;
     }
 

@@ -1,7 +1,9 @@
 package dev.pools.memory;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 
 /**
  * An exclusive pool (docs/POOLS.md §4): every allocation gets a page of its own.
@@ -151,6 +153,25 @@ final class ExclusivePool extends Pool {
             releasePage(p);
         }
         freePages.clear();
+        return released;
+    }
+
+    @Override
+    List<Object> emptyPagesLocked() {
+        return new ArrayList<>(freePages);
+    }
+
+    @Override
+    int releaseStillEmptyLocked(Set<Object> earlier) {
+        int released = 0;
+        for (Iterator<Page> i = freePages.iterator(); i.hasNext(); ) {
+            Page p = i.next();
+            if (earlier.contains(p)) {
+                i.remove();
+                releasePage(p);
+                released++;
+            }
+        }
         return released;
     }
 

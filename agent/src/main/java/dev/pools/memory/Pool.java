@@ -1,5 +1,7 @@
 package dev.pools.memory;
 
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -271,6 +273,32 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** Gives every empty page back to the JDK; returns how many. Caller holds the lock. */
     abstract int releaseEmptyPagesLocked();
+
+    /** The empty pages now (a direct pool: its free blocks), as themselves. Caller holds the lock. */
+    abstract List<Object> emptyPagesLocked();
+
+    /** Gives back those of {@code earlier} that are still empty; returns how many. Caller holds the lock. */
+    abstract int releaseStillEmptyLocked(Set<Object> earlier);
+
+    /** {@link #emptyPagesLocked()} under the lock. */
+    final List<Object> emptyPages() {
+        lock.lock();
+        try {
+            return emptyPagesLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@link #releaseStillEmptyLocked} under the lock; thread caches stay as they are. */
+    final int releaseStillEmpty(Set<Object> earlier) {
+        lock.lock();
+        try {
+            return releaseStillEmptyLocked(earlier);
+        } finally {
+            lock.unlock();
+        }
+    }
 
     /** Pages held now (a direct pool: live allocations). Caller holds the lock. */
     abstract long pagesLocked();

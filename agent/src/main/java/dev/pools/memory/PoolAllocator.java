@@ -4,7 +4,12 @@ import dev.pools.api.InstallMemoryPoolsException;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -63,6 +68,8 @@ public final class PoolAllocator {
     private volatile long lastCollect = System.nanoTime() - COLLECT_INTERVAL_NANOS;
     /** {@link NativeAccess#pageRefusals()} when the exhausted path last gave empty pages back. */
     private volatile long emptiedAtRefusals;
+    /** Pages and blocks given back to the JDK since start, however. */
+    private final AtomicLong pagesGivenBack = new AtomicLong();
 
     /** Whether the last collection for an exhausted request gave memory back: if so, the next may come at once. */
     private volatile boolean lastCollectHelped;
@@ -271,11 +278,12 @@ public final class PoolAllocator {
         try {
             fallback = ByteBuffer.allocateDirect(size);
         } catch (OutOfMemoryError e) {
+            long givenBack = pagesGivenBack.get();
             Anchor anchor = fits ? reserveAfterReleasing(size, site, true) : null;
             if (anchor != null) {
                 return handOut(anchor, size, site);
             }
-            fallback = fallbackAfterGivingBack(size, fits);
+            fallback = fallbackAfterGivingBack(size, fits, givenBack);
             if (fallback == null) {
                 refused(size, site, reason + "; the JDK refused it too: " + e.getMessage(), false);
                 throw e;
@@ -295,14 +303,21 @@ public final class PoolAllocator {
      * The JDK once more, after the pools gave back their empty pages: its refusal came after its own
      * collection, which freed the dropped buffers into the pools' pages, not into its direct memory.
      * A request no pool takes releases those first ({@link #reserveAfterReleasing} has for one that
-     * fits). Null if the JDK refuses again.
+     * fits). Asked only if some page went back since the first refusal ({@code givenBack} pages had
+     * then), or the request fits under the limit now: the JDK's refusal takes a collection and half a
+     * second of retries, which a host that is refused anyway should not wait twice. Null if the JDK
+     * refuses again, or is not asked.
      */
-    private ByteBuffer fallbackAfterGivingBack(int size, boolean fits) {
+    private ByteBuffer fallbackAfterGivingBack(int size, boolean fits, long givenBack) {
         if (!fits) {
             NativeAccess.awaitReferenceProcessing();
             Releaser.drainNow();
         }
-        giveBackEmptyPages();
+        emptiedAtRefusals = NativeAccess.pageRefusals();
+        releaseEmptyPages();
+        if (pagesGivenBack.get() == givenBack && !NativeAccess.fitsUnderLimit(size)) {
+            return null;
+        }
         try {
             return ByteBuffer.allocateDirect(size);
         } catch (OutOfMemoryError again) {
@@ -492,13 +507,39 @@ public final class PoolAllocator {
         return releaseEmptyPages();
     }
 
+    /** The empty pages of each pool now, for {@link #giveBackStillEmpty} a while later (the release thread). */
+    Map<Pool, Set<Object>> emptyPages() {
+        Map<Pool, Set<Object>> empty = new IdentityHashMap<>();
+        for (Pool pool : current.pools) {
+            List<Object> pages = pool.emptyPages();
+            if (!pages.isEmpty()) {
+                Set<Object> set = Collections.newSetFromMap(new IdentityHashMap<>());
+                set.addAll(pages);
+                empty.put(pool, set);
+            }
+        }
+        return empty;
+    }
+
     /**
-     * After a collection that found the direct memory near its limit (the release thread): empty pages
-     * go back to the JDK, so that what the JDK refuses anyone else while it retries finds room.
+     * After collections that found the direct memory near its limit (the release thread): the pages
+     * empty at the first look ({@link #emptyPages()}) and empty again now go back to the JDK, so that what the JDK refuses anyone else while it retries finds
+     * room. Pages in use again at the second look stay: giving back every empty page at each
+     * collection near the limit freed, and made the pools allocate again, hundreds of MiB a second
+     * under a steady load (a review's reproducer). Thread caches stay as they are.
      */
-    void giveBackEmptyPages() {
-        emptiedAtRefusals = NativeAccess.pageRefusals();
-        releaseEmptyPages();
+    void giveBackStillEmpty(Map<Pool, Set<Object>> earlier) {
+        int released = 0;
+        for (Pool pool : current.pools) {
+            Set<Object> pages = earlier.get(pool);
+            if (pages != null) {
+                released += pool.releaseStillEmpty(pages);
+            }
+        }
+        if (released > 0) {
+            emptiedAtRefusals = NativeAccess.pageRefusals();
+            pagesGivenBack.addAndGet(released);
+        }
     }
 
     private int releaseEmptyPages() {
@@ -506,6 +547,7 @@ public final class PoolAllocator {
         for (Pool pool : current.pools) {
             released += pool.cleanup();
         }
+        pagesGivenBack.addAndGet(released);
         return released;
     }
 

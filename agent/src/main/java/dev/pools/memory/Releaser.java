@@ -3,8 +3,11 @@ package dev.pools.memory;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -62,8 +65,22 @@ final class Releaser {
      */
     static volatile boolean limitInReach;
 
-    /** Set when a collection found the direct memory near its limit; the release thread gives empty pages back. */
-    private static volatile boolean giveBack;
+    /** Set when a collection found the direct memory near its limit; the release thread looks at the empty pages. */
+    private static volatile boolean nearLimitSeen;
+
+    /**
+     * How long after a collection near the limit the release thread first looks at the empty pages
+     * (the collection's releases are back by then), and how long after that it gives back those still
+     * empty: some 40 ms in all, within the half second the JDK retries a refused request.
+     */
+    static final long LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    /** The release thread's own: when it looks next (0: no look pending), and what it saw at the first look. */
+    private static long lookAt;
+
+    private static List<Map<Pool, Set<Object>>> firstLook;
+
+    private static List<PoolAllocator> firstLookAllocators;
 
     /** The allocators whose empty pages go back at the limit; weakly, as tests make many. */
     private static final List<WeakReference<PoolAllocator>> WATCHED = new CopyOnWriteArrayList<>();
@@ -119,11 +136,11 @@ final class Releaser {
         WATCHED.add(new WeakReference<>(allocator));
     }
 
-    /** A collection ran: arms the next sentinel and, near the limit, has the release thread give empty pages back. */
+    /** A collection ran: arms the next sentinel and, near the limit, has the release thread look at the empty pages. */
     private static void collected() {
         armed = new Collected();
         if (limitInReach && NativeAccess.nearLimit()) {
-            giveBack = true;
+            nearLimitSeen = true;
             Thread t = thread;
             if (t != null && t != Thread.currentThread()) {
                 t.interrupt();
@@ -131,18 +148,49 @@ final class Releaser {
         }
     }
 
-    /** On the release thread, holding no lock: the empty pages of every watched allocator go back. */
-    private static void giveBackEmptyPages() {
-        if (!giveBack) {
-            return;
+    /** How long the release thread may wait on the queue: until its next look, or for good (0). */
+    private static long waitMillis() {
+        if (lookAt == 0) {
+            return 0;
         }
-        giveBack = false;
-        for (WeakReference<PoolAllocator> w : WATCHED) {
-            PoolAllocator allocator = w.get();
-            if (allocator != null) {
-                allocator.giveBackEmptyPages();
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(lookAt - System.nanoTime()) + 1);
+    }
+
+    /**
+     * On the release thread, holding no lock. After a collection near the limit: a first look at every
+     * watched allocator's empty pages, then, still near the limit, those still empty go back.
+     */
+    private static void lookAtEmptyPages() {
+        if (nearLimitSeen) {
+            nearLimitSeen = false;
+            if (lookAt == 0) {
+                lookAt = System.nanoTime() + LOOK_NANOS;
             }
         }
+        if (lookAt == 0 || System.nanoTime() - lookAt < 0) {
+            return;
+        }
+        if (firstLook == null) {
+            firstLook = new ArrayList<>();
+            firstLookAllocators = new ArrayList<>();
+            for (WeakReference<PoolAllocator> w : WATCHED) {
+                PoolAllocator allocator = w.get();
+                if (allocator != null) {
+                    firstLookAllocators.add(allocator);
+                    firstLook.add(allocator.emptyPages());
+                }
+            }
+            lookAt = System.nanoTime() + LOOK_NANOS;
+            return;
+        }
+        if (NativeAccess.nearLimit()) {
+            for (int i = 0; i < firstLook.size(); i++) {
+                firstLookAllocators.get(i).giveBackStillEmpty(firstLook.get(i));
+            }
+        }
+        firstLook = null;
+        firstLookAllocators = null;
+        lookAt = 0;
     }
 
     private static void loop() {
@@ -150,13 +198,17 @@ final class Releaser {
         while (true) {
             TAKING.lock();
             try {
-                int n = take(batch, QUEUE.remove());
+                long wait = waitMillis();
+                Reference<?> first = wait == 0 ? QUEUE.remove() : QUEUE.remove(wait);
+                int n = first == null ? 0 : take(batch, first);
                 n = pollInto(batch, n);
-                Runnable hook = beforeReleasingBatch;
-                if (hook != null) {
-                    hook.run();
+                if (n > 0) {
+                    Runnable hook = beforeReleasingBatch;
+                    if (hook != null) {
+                        hook.run();
+                    }
+                    release(batch, n);
                 }
-                release(batch, n);
             } catch (InterruptedException e) {
                 // A thread wants the queue drained now: let go of TAKING (below) so that it can take
                 // DRAIN; or a collection found the direct memory near its limit (below).
@@ -166,8 +218,11 @@ final class Releaser {
                 TAKING.unlock();
             }
             try {
-                giveBackEmptyPages();
+                lookAtEmptyPages();
             } catch (Throwable t) {
+                firstLook = null;
+                firstLookAllocators = null;
+                lookAt = 0;
                 reportOnce(t);
             }
         }

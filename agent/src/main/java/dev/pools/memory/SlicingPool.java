@@ -1,6 +1,9 @@
 package dev.pools.memory;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 
 /**
  * A sliced pool (docs/POOLS.md §3): fixed-size pages, each cut into slices on demand.
@@ -821,10 +824,15 @@ final class SlicingPool extends Pool {
     @Override
     int releaseEmptyPagesLocked() {
         freeIdleRunsLocked();
+        return releaseEmptyLocked(null);
+    }
+
+    /** Gives back the empty pages, of {@code only} when not null; returns how many. */
+    private int releaseEmptyLocked(Set<Object> only) {
         int released = 0;
         for (int i = 0; i < pages.length; i++) {
             Page page = pages[i];
-            if (page != null && page.used == 0) {
+            if (page != null && page.used == 0 && (only == null || only.contains(page))) {
                 assert page.head.free && page.head.length == pageSize && page.head.next == null;
                 free.remove(page.head);
                 NativeAccess.free(page.block);
@@ -834,6 +842,22 @@ final class SlicingPool extends Pool {
             }
         }
         return released;
+    }
+
+    @Override
+    List<Object> emptyPagesLocked() {
+        List<Object> empty = new ArrayList<>();
+        for (Page page : pages) {
+            if (page != null && page.used == 0) {
+                empty.add(page);
+            }
+        }
+        return empty;
+    }
+
+    @Override
+    int releaseStillEmptyLocked(Set<Object> earlier) {
+        return releaseEmptyLocked(earlier);
     }
 
     @Override

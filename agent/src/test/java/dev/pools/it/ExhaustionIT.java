@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.pools.it.apps.AfterABurst;
 import dev.pools.it.apps.DropAndAllocate;
 import dev.pools.it.apps.DropAtTheLimit;
+import dev.pools.it.apps.RefusedOnce;
 import dev.pools.it.apps.RoundsOfSizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -179,5 +180,40 @@ class ExhaustionIT {
                 "out.bin");
         assertEquals(0, r.exit(), r.toString());
         assertEquals(expected, r.out().lines().toList(), r.toString());
+    }
+
+    /**
+     * A request the JDK refuses, with nothing the pools could give back, is refused after the JDK's
+     * one collection and half second of retries, as without the agent: before, the pools asked the JDK
+     * a second time whatever they had given back, and the host waited twice (a review measured 1.03 s
+     * against 0.52 s without the agent, JDK 17 and 25). Counted in full collections, not in time.
+     */
+    @Test
+    void a_request_the_jdk_refuses_is_refused_after_one_collection() throws Exception {
+        Files.writeString(
+                dir.resolve("layout.yaml"),
+                """
+                layout: sliced
+                pools:
+                  - page_size: 1 MiB
+                    max_slice: 64 KiB
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: none
+                """);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(
+                        Forked.agent(Path.of("layout.yaml")),
+                        "-XX:+UseG1GC",
+                        "-Xmx256m",
+                        "-XX:MaxDirectMemorySize=32m"),
+                RefusedOnce.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of("refused: java.lang.OutOfMemoryError", "full collections 1", "held 31"),
+                r.out().lines().toList(),
+                r.toString());
     }
 }

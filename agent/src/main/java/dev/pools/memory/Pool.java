@@ -290,6 +290,25 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         }
     }
 
+    /**
+     * Takes back the slices threads' caches hold and the room of idle runs (a sliced pool's), as a
+     * cleanup does, without giving any page back; returns whether some page is empty that was not.
+     */
+    final boolean drainForGiveBack() {
+        lock.lock();
+        try {
+            int before = emptyPagesLocked().size();
+            drainCachesLocked();
+            freeIdleLocked();
+            return emptyPagesLocked().size() > before;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Frees room the pool keeps for sizes of its own (a sliced pool's idle runs). Caller holds the lock. */
+    void freeIdleLocked() {}
+
     /** {@link #releaseStillEmptyLocked} under the lock; thread caches stay as they are. */
     final int releaseStillEmpty(Set<Object> earlier) {
         lock.lock();

@@ -542,6 +542,19 @@ public final class PoolAllocator {
         }
     }
 
+    /**
+     * At a second look that still finds the limit near: the room thread caches and idle runs hold,
+     * which neither look counts as empty, goes back to the pages; returns whether a page became empty
+     * (the release thread then looks twice more).
+     */
+    boolean drainForGiveBack() {
+        boolean emptied = false;
+        for (Pool pool : current.pools) {
+            emptied |= pool.drainForGiveBack();
+        }
+        return emptied;
+    }
+
     private int releaseEmptyPages() {
         int released = 0;
         for (Pool pool : current.pools) {

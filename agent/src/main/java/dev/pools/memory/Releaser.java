@@ -82,6 +82,9 @@ final class Releaser {
 
     private static List<PoolAllocator> firstLookAllocators;
 
+    /** Whether the release thread took back caches and idle runs since the collection it looks after. */
+    private static boolean drainedThisTime;
+
     /** The allocators whose empty pages go back at the limit; weakly, as tests make many. */
     private static final List<WeakReference<PoolAllocator>> WATCHED = new CopyOnWriteArrayList<>();
 
@@ -187,10 +190,27 @@ final class Releaser {
             for (int i = 0; i < firstLook.size(); i++) {
                 firstLookAllocators.get(i).giveBackStillEmpty(firstLook.get(i));
             }
+            if (!drainedThisTime && NativeAccess.nearLimit()) {
+                // Room held in threads' caches or idle runs is empty at neither look: take it back,
+                // once per collection, and look twice more (a thread that released slices and idles
+                // kept the limit in pages otherwise).
+                boolean emptied = false;
+                for (PoolAllocator allocator : firstLookAllocators) {
+                    emptied |= allocator.drainForGiveBack();
+                }
+                if (emptied) {
+                    drainedThisTime = true;
+                    firstLook = null;
+                    firstLookAllocators = null;
+                    lookAt = System.nanoTime() + LOOK_NANOS;
+                    return;
+                }
+            }
         }
         firstLook = null;
         firstLookAllocators = null;
         lookAt = 0;
+        drainedThisTime = false;
     }
 
     private static void loop() {
@@ -223,6 +243,7 @@ final class Releaser {
                 firstLook = null;
                 firstLookAllocators = null;
                 lookAt = 0;
+                drainedThisTime = false;
                 reportOnce(t);
             }
         }

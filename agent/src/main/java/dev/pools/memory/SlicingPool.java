@@ -856,6 +856,11 @@ final class SlicingPool extends Pool {
     }
 
     @Override
+    void freeIdleLocked() {
+        freeIdleRunsLocked();
+    }
+
+    @Override
     int releaseStillEmptyLocked(Set<Object> earlier) {
         return releaseEmptyLocked(earlier);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.AfterABurst;
+import dev.pools.it.apps.CachedAtTheLimit;
 import dev.pools.it.apps.DropAndAllocate;
 import dev.pools.it.apps.DropAtTheLimit;
 import dev.pools.it.apps.RefusedOnce;
@@ -25,6 +26,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  * collections the pools made for it, and report shows them.
  */
 class ExhaustionIT {
+
+    /** A sliced pool of 1 MiB pages that takes requests up to 64 KiB, for it.host. */
+    private static final String ONE_MIB_PAGES =
+            """
+            layout: sliced
+            pools:
+              - page_size: 1 MiB
+                max_slice: 64 KiB
+            intercept:
+              packages: [it.host]
+            report:
+              file: none
+            """;
 
     @TempDir
     Path dir;
@@ -190,18 +204,7 @@ class ExhaustionIT {
      */
     @Test
     void a_request_the_jdk_refuses_is_refused_after_one_collection() throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
-                layout: sliced
-                pools:
-                  - page_size: 1 MiB
-                    max_slice: 64 KiB
-                intercept:
-                  packages: [it.host]
-                report:
-                  file: none
-                """);
+        Files.writeString(dir.resolve("layout.yaml"), ONE_MIB_PAGES);
         Forked.Result r = Forked.app(
                 dir,
                 List.of(
@@ -213,6 +216,26 @@ class ExhaustionIT {
         assertEquals(0, r.exit(), r.toString());
         assertEquals(
                 List.of("refused: java.lang.OutOfMemoryError", "full collections 1", "held 31"),
+                r.out().lines().toList(),
+                r.toString());
+    }
+
+    /**
+     * Room that idle threads' caches hold keeps every page in use: the release thread's two looks
+     * find no empty page, so it takes the caches back and looks twice more. Before, the JDK refused
+     * direct memory outside the pools, which the release thread's first give-back (that drained the
+     * caches at every collection) and a run without the agent serve (a review's reproducer).
+     */
+    @Test
+    void slices_idle_threads_keep_cached_are_given_back_at_the_limit() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), ONE_MIB_PAGES);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=32m"),
+                CachedAtTheLimit.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of("in use 0", "outside allocateDirect: ok"),
                 r.out().lines().toList(),
                 r.toString());
     }

@@ -33,6 +33,16 @@ final class Budget {
     /** Direct memory outside the pools' pages (host buffers not intercepted, fallbacks), at its peak. */
     static final String DIRECT_OUTSIDE_POOLS = "directOutsidePools";
 
+    /**
+     * The most native memory outside the JVM's parts there can have been, at its peak: the anonymous
+     * resident set minus only what is surely resident of those parts (the heap's used part, the direct
+     * buffers outside the pools and the pools' slices in use, which were all written; metaspace and
+     * code as committed). {@code nativeOther}, from the committed heap and every pool page, is the
+     * least; the memory nobody else accounts for lies between the two, which touched pages of the
+     * committed heap and the pools decide.
+     */
+    static final String NATIVE_OTHER_AT_MOST = "nativeOtherAtMost";
+
     private final Map<String, Long> peaks = new LinkedHashMap<>();
     private int samples;
 
@@ -56,6 +66,21 @@ final class Budget {
         long direct = e.getLong(EventNames.JDK_DIRECT);
         long outside = direct < 0 ? -1 : Math.max(0, direct - e.getLong(EventNames.POOLS_RESERVED));
         peaks.merge(DIRECT_OUTSIDE_POOLS, outside, Math::max);
+        peaks.merge(NATIVE_OTHER_AT_MOST, nativeOtherAtMost(e, outside), Math::max);
+    }
+
+    private static long nativeOtherAtMost(RecordedEvent e, long directOutside) {
+        long anon = e.getLong(EventNames.RSS_ANON);
+        if (anon < 0 || e.getLong(EventNames.NATIVE_OTHER) < 0) {
+            return -1;
+        }
+        long surelyResident = e.getLong(EventNames.HEAP_USED)
+                + e.getLong(EventNames.METASPACE)
+                + e.getLong(EventNames.CODE_CACHE)
+                + e.getLong(EventNames.OTHER_NON_HEAP)
+                + Math.max(0, directOutside)
+                + Math.max(0, e.getLong(EventNames.POOLS_IN_USE));
+        return Math.max(0, anon - surelyResident);
     }
 
     /**
@@ -139,8 +164,9 @@ final class Budget {
         t.row("pools", size(EventNames.POOLS_RESERVED), "reserved; " + size(EventNames.POOLS_IN_USE) + " in use");
         t.row(
                 "native, other",
-                size(EventNames.NATIVE_OTHER),
-                "RSS minus the JVM's parts: native libraries' own" + " memory, malloc, thread stacks");
+                nativeOther(),
+                "RSS minus the JVM's parts: native libraries, malloc, thread stacks; from the committed heap"
+                        + " and pool pages all resident to only their used part");
         t.row("threads", peak(EventNames.THREADS) < 0 ? "-" : String.valueOf(peak(EventNames.THREADS)), "");
         return b.append(t).toString();
     }
@@ -181,6 +207,16 @@ final class Budget {
         long limit = containerLimit(0);
         m.put("containerLimitAtPeak", limit);
         return m;
+    }
+
+    /** The native memory nobody else accounts for, as the range the samples allow: "12 MiB to 80 MiB". */
+    private String nativeOther() {
+        long least = peak(EventNames.NATIVE_OTHER);
+        long most = peak(NATIVE_OTHER_AT_MOST);
+        if (least < 0) {
+            return "-";
+        }
+        return most < 0 || most == least ? Sizes.human(least) : Sizes.human(least) + " to " + Sizes.human(most);
     }
 
     private String size(String field) {

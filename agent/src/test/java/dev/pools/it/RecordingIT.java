@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.ApiApp;
+import dev.pools.it.apps.NativeHeld;
 import dev.pools.it.apps.RecordedWorkload;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -21,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -51,6 +54,15 @@ class RecordingIT {
     private List<String> agent() throws Exception {
         Files.writeString(dir.resolve("layout.yaml"), LAYOUT);
         return List.of(Forked.agent(Path.of("layout.yaml")));
+    }
+
+    /** The line of {@code report}'s process memory table for the part {@code part}. */
+    private static String budgetLine(Forked.Result report, String part) {
+        return report.out()
+                .lines()
+                .filter(l -> l.startsWith("  " + part))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(report.out()));
     }
 
     /** What a {@link RecordedWorkload} that refuses says it made: its line {@code refused N}. */
@@ -125,11 +137,7 @@ class RecordingIT {
         // The process's budget: report prints it, suggest turns it into limits.
         Forked.Result report = Forked.cli(dir, "report", recording().toString());
         assertEquals(0, report.exit(), report.toString());
-        String rss = report.out()
-                .lines()
-                .filter(l -> l.startsWith("  resident set (RSS)"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError(report.out()));
+        String rss = budgetLine(report, "resident set (RSS)");
         assertTrue(
                 rss.matches(" +resident set \\(RSS\\) +[0-9.]+ MiB +anonymous [0-9.]+ MiB, file-backed [0-9.]+ MiB"),
                 rss);
@@ -150,6 +158,31 @@ class RecordingIT {
                         .matches(
                                 "(?s).*\"limits\": \\{\\s*\"maxDirectMemorySize\": [1-9][0-9]*,\\s*\"containerMemory\": [1-9][0-9]*\\s*}.*"),
                 json.out());
+    }
+
+    /**
+     * Native memory outside the JVM's parts is a range, not the least of it: with a large committed
+     * heap the JVM has barely touched, "RSS minus the committed heap" is 0 while the process holds
+     * the 96 MiB the app malloced and wrote (the report said "native, other 0 B").
+     */
+    @Test
+    void native_memory_outside_the_jvm_is_reported_as_a_range_that_holds_what_the_app_malloced() throws Exception {
+        List<String> jvm = new ArrayList<>(agent());
+        jvm.add("-Xms1g");
+        Forked.Result r = Forked.app(dir, jvm, NativeHeld.class, "96");
+        assertEquals(0, r.exit(), r.toString());
+        Forked.Result report = Forked.cli(dir, "report", recording().toString());
+        assertEquals(0, report.exit(), report.toString());
+        String line = budgetLine(report, "native, other");
+        Matcher m = Pattern.compile(
+                        " +native, other +([0-9.]+ [KMG]?i?B) to ([0-9.]+) MiB +RSS minus the JVM's parts.*")
+                .matcher(line);
+        assertTrue(m.matches(), line);
+        assertTrue(Double.parseDouble(m.group(2)) >= 96, line);
+        Forked.Result json = Forked.cli(dir, "report", "--json", recording().toString());
+        Matcher most = Pattern.compile("\"nativeOtherAtMost\": (\\d+)").matcher(json.out());
+        assertTrue(most.find(), json.out());
+        assertTrue(Long.parseLong(most.group(1)) >= 96L << 20, json.out());
     }
 
     @Test

@@ -214,9 +214,18 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i], true);
             }
+            collectorFrees = collectorFrees + (to - from);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** How many leases the collector's releases gave back to this pool; written under the lock. */
+    private volatile long collectorFrees;
+
+    /** How many leases the collector's releases have given back to this pool so far. */
+    final long collectorFrees() {
+        return collectorFrees;
     }
 
     private void freeLocked(Lease lease, boolean byCollector) {

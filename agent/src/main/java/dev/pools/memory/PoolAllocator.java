@@ -129,11 +129,15 @@ public final class PoolAllocator {
         NativeAccess.requireAvailable();
         boolean fits = size <= Sizes.MAX_PAGE && current.takes(size);
         Anchor anchor = fits ? reserve(size, site, false, false) : null;
-        if (anchor == null && fits) {
-            anchor = reserveAfterReleasing(size, site, false);
+        if (anchor != null) {
+            return handOut(anchor, size, site);
+        }
+        Outrun outrun = new Outrun();
+        if (fits) {
+            anchor = reserveAfterReleasing(size, site, false, outrun);
         }
         if (anchor == null) {
-            return exhausted(size, site, fits);
+            return exhausted(size, site, fits, outrun);
         }
         return handOut(anchor, size, site);
     }
@@ -183,12 +187,14 @@ public final class PoolAllocator {
      * request fits or the collector has queued every unreachable buffer and all of them are back
      * (requests that run out while a collection is under way wait for it and share it, instead of
      * each making one more); (4) give empty pages back,
-     * retry. Nothing spills, falls back or is refused while a lease a collection found is still
+     * retry; (5) under {@code fail}, while the collection gave something back, go again from (3), up
+     * to {@link #COLLECTION_ROUNDS} collections ({@link #anotherRound}). Nothing spills, falls back or is refused while a lease a collection found is still
      * queued, and a request that fits after the first batch does not wait for the rest (one
      * collection can find millions of dropped buffers; the release thread takes them).
      */
-    private Anchor reserveAfterReleasing(int size, int site, boolean mustCollect) {
+    private Anchor reserveAfterReleasing(int size, int site, boolean mustCollect, Outrun outrun) {
         long begunBefore = collectionsBegun;
+        long releasedBefore = current.collectorFreesTaking(size);
         Anchor anchor = Releaser.releaseQueued(() -> reserve(size, site, true, false));
         if (anchor == null) {
             // What the last collection found unreachable may still be on its way to the queue.
@@ -223,40 +229,93 @@ public final class PoolAllocator {
             return reserve(size, site, true, true);
         }
         lastCollect = now;
-        long before = collectorReleases.sum();
-        boolean collected = false;
-        Runnable hook = beforeCollecting;
-        if (hook != null) {
-            hook.run();
-        }
-        collecting.lock();
-        try {
-            // A collection that began after this request found no room, and is over (its request
-            // held the lock), found every buffer this one would: threads that run out together,
-            // as all of them do when a pool is full, wait for one collection, not one each.
-            if (collectionsBegun == begunBefore) {
-                collectionsBegun = begunBefore + 1;
-                HeapKeepingCollection.collect();
-                collections.increment();
-                collected = true;
+        for (int round = 1; ; round++) {
+            long before = collectorReleases.sum();
+            boolean collected = false;
+            Runnable hook = beforeCollecting;
+            if (hook != null) {
+                hook.run();
             }
-        } finally {
-            collecting.unlock();
+            collecting.lock();
+            try {
+                // A collection that began after this request found no room, and is over (its request
+                // held the lock), found every buffer this one would: threads that run out together,
+                // as all of them do when a pool is full, wait for one collection, not one each.
+                if (collectionsBegun == begunBefore) {
+                    collectionsBegun = begunBefore + 1;
+                    HeapKeepingCollection.collect();
+                    collections.increment();
+                    collected = true;
+                }
+            } finally {
+                collecting.unlock();
+            }
+            anchor = Releaser.drainAfterCollection(() -> reserve(size, site, true, true));
+            if (collected) {
+                // Decided only now: served, some lease the collection found is back; not, all of them are.
+                lastCollectHelped = collectorReleases.sum() > before;
+            }
+            if (anchor == null) {
+                // Only now give empty pages back, so that a pool that needs a page of another size can
+                // get one: freeing them first would make the pools allocate (and zero) them all over again.
+                emptiedAtRefusals = NativeAccess.pageRefusals();
+                releaseEmptyPages();
+                anchor = reserve(size, site, true, true);
+            }
+            // What the collections that began since this request last found no room gave back to the
+            // pools that take its size, whoever made them (a shared one may have given it back before
+            // this request got here).
+            long released = current.collectorFreesTaking(size);
+            if (anchor != null || !anotherRound(round, released > releasedBefore)) {
+                outrun.collections = anchor == null && released > releasedBefore ? round : 0;
+                collectionNanos.add(System.nanoTime() - now);
+                return anchor;
+            }
+            begunBefore = collectionsBegun;
+            releasedBefore = released;
+            anchor = reserve(size, site, true, true);
+            if (anchor != null) {
+                collectionNanos.add(System.nanoTime() - now);
+                return anchor;
+            }
         }
-        anchor = Releaser.drainAfterCollection(() -> reserve(size, site, true, true));
-        collectionNanos.add(System.nanoTime() - now);
-        if (collected) {
-            // Decided only now: served, some lease the collection found is back; not, all of them are.
-            lastCollectHelped = collectorReleases.sum() > before;
+    }
+
+    /**
+     * How many collections a request refused under {@code on_exhausted: fail} may go through: each
+     * after the one before gave something back that other threads took before the request could.
+     */
+    static final int COLLECTION_ROUNDS = 8;
+
+    /**
+     * Whether a request the pools still cannot serve after its {@code round}-th collection goes
+     * through one more. Under {@code fail} a refusal is an {@code OutOfMemoryError} in the host, and
+     * must mean the memory is really held: while a collection gives back buffers (that threads
+     * dropped, and threads that kept asking took their room before this request), the buffers dropped
+     * since may hold the room it needs, and a collection that begins now finds them. One that gives
+     * nothing back shows the room is held by live buffers. Under {@code fallback} the request is
+     * served by the JDK instead, and is not made to wait for more collections.
+     */
+    private boolean anotherRound(int round, boolean gaveBack) {
+        return options.failWhenExhausted && gaveBack && round < COLLECTION_ROUNDS;
+    }
+
+    /**
+     * Of a request the pools did not serve: how many collections gave back room that other threads
+     * took before it could, the last of them included (0: the last gave back nothing, the room is
+     * held). Its refusal says so: the room was there, held by buffers dropped faster than collections
+     * find them, not by live ones.
+     */
+    private static final class Outrun {
+        int collections;
+
+        String why() {
+            return collections == 0
+                    ? ""
+                    : "; " + collections + " collection" + (collections == 1 ? "" : "s")
+                            + " gave back room that other threads took first (buffers dropped, not released,"
+                            + " faster than collections find them)";
         }
-        if (anchor != null) {
-            return anchor;
-        }
-        // Only now give empty pages back, so that a pool that needs a page of another size can get
-        // one: freeing them first would make the pools allocate (and zero) them all over again.
-        emptiedAtRefusals = NativeAccess.pageRefusals();
-        releaseEmptyPages();
-        return reserve(size, site, true, true);
     }
 
     /**
@@ -266,10 +325,10 @@ public final class PoolAllocator {
      * them into the pools, not into its direct memory), the pools collect, whatever the interval, and
      * serve it if that made room; the host gets the JDK's {@code OutOfMemoryError} only if not.
      */
-    private ByteBuffer exhausted(int size, int site, boolean fits) {
+    private ByteBuffer exhausted(int size, int site, boolean fits, Outrun outrun) {
         String reason = size > Sizes.MAX_PAGE
                 ? Sizes.human(size) + " (" + size + " B) is larger than a pool page can be (" + Sizes.MAX_PAGE + " B)"
-                : current.whyRefused(size);
+                : current.whyRefused(size) + outrun.why();
         if (options.failWhenExhausted) {
             refused(size, site, reason, false);
             throw new OutOfMemoryError("pools: cannot serve " + size + " B: " + reason);
@@ -279,7 +338,7 @@ public final class PoolAllocator {
             fallback = ByteBuffer.allocateDirect(size);
         } catch (OutOfMemoryError e) {
             long givenBack = pagesGivenBack.get();
-            Anchor anchor = fits ? reserveAfterReleasing(size, site, true) : null;
+            Anchor anchor = fits ? reserveAfterReleasing(size, site, true, outrun) : null;
             if (anchor != null) {
                 return handOut(anchor, size, site);
             }

@@ -70,6 +70,17 @@ final class PoolSet {
         return false;
     }
 
+    /** How many leases the collector's releases have given back to the pools that take {@code size}. */
+    long collectorFreesTaking(int size) {
+        long n = 0;
+        for (Pool pool : pools) {
+            if (pool.accepts(size) || pool.acceptsAsLastResort(size)) {
+                n += pool.collectorFrees();
+            }
+        }
+        return n;
+    }
+
     String whyRefused(int size) {
         StringBuilder b = new StringBuilder();
         for (Pool pool : pools) {

@@ -2,6 +2,7 @@ package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -178,6 +179,110 @@ class ExhaustionTest {
         pools.release(buffer);
         awaitAllBack(pools);
         assertEquals(0, pools.usage().numberAllocs(), "every lease is back");
+        pools.cleanup();
+    }
+
+    /** Sixteen slices of 64 KiB: one page of 1 MiB, capped, {@code on_exhausted: fail}. */
+    private static final int SLICE = 64 * 1024;
+
+    /**
+     * What another thread does between a request's collections, played by the collection hook on
+     * the request's own thread, so that the order is fixed: it drops what it held, has the collector
+     * bring all of it back, then takes the whole pool again ({@code takeAgain}), and drops that too
+     * unless {@code keepLast} (after which it only holds).
+     */
+    private static final class Competitor implements Runnable {
+        final PoolAllocator pools;
+        final int takeAgain;
+        final boolean keepLast;
+        List<ByteBuffer> held = new ArrayList<>();
+        int calls;
+
+        Competitor(PoolAllocator pools, int takeAgain, boolean keepLast) {
+            this.pools = pools;
+            this.takeAgain = takeAgain;
+            this.keepLast = keepLast;
+        }
+
+        void fill() {
+            for (int i = 0; i < MIB / SLICE; i++) {
+                held.add(pools.allocate(SLICE, 0));
+            }
+        }
+
+        @Override
+        public void run() {
+            calls++;
+            if (calls > takeAgain && keepLast) {
+                return;
+            }
+            held = new ArrayList<>();
+            if (calls > takeAgain) {
+                return; // dropped: the request's own collection finds it
+            }
+            System.gc();
+            NativeAccess.awaitReferenceProcessing();
+            Releaser.drainNow();
+            fill();
+        }
+    }
+
+    /**
+     * A request under {@code fail} that finds its pool full of buffers other threads keep dropping
+     * and taking again: each collection gives back room that another thread takes before the request
+     * can. It is not refused while its collections give something back (up to 8): here the other
+     * thread takes the room after the first and drops it, and the second collection serves the
+     * request. Refused after one collection before: 16 slices, 4 threads holding at most 12 and
+     * dropping the rest, refused hundreds of times in 5 s, where the JDK alone never refused.
+     */
+    @Test
+    void a_request_whose_room_other_threads_took_first_goes_through_another_collection() {
+        PoolAllocator pools = onePageOfOneMib();
+        Competitor other = new Competitor(pools, 1, false);
+        other.fill();
+        pools.beforeCollecting = other;
+        ByteBuffer served = pools.allocate(SLICE, 0);
+        assertEquals(SLICE, served.capacity());
+        assertEquals(2, pools.collections(), "collections of the request");
+        pools.beforeCollecting = null;
+        pools.cleanup();
+    }
+
+    /**
+     * The same, when the other thread keeps what it took the second time: the second collection
+     * gives nothing back, the room is held, and the refusal says only that the pool is full.
+     */
+    @Test
+    void a_request_is_refused_once_a_collection_gives_nothing_back() {
+        PoolAllocator pools = onePageOfOneMib();
+        Competitor other = new Competitor(pools, 1, true);
+        other.fill();
+        pools.beforeCollecting = other;
+        OutOfMemoryError refused = assertThrows(OutOfMemoryError.class, () -> pools.allocate(SLICE, 0));
+        assertEquals(2, pools.collections(), "collections of the request");
+        assertTrue(refused.getMessage().endsWith("1 MiB in use of 1 MiB reserved"), refused.getMessage());
+        pools.beforeCollecting = null;
+        pools.cleanup();
+    }
+
+    /**
+     * And when the other thread takes the room again after every collection, the request is refused
+     * after 8, and the refusal says why: the room was there, and was taken first.
+     */
+    @Test
+    void a_request_outrun_at_every_collection_is_refused_after_eight_and_says_why() {
+        PoolAllocator pools = onePageOfOneMib();
+        Competitor other = new Competitor(pools, Integer.MAX_VALUE, true);
+        other.fill();
+        pools.beforeCollecting = other;
+        OutOfMemoryError refused = assertThrows(OutOfMemoryError.class, () -> pools.allocate(SLICE, 0));
+        assertEquals(8, pools.collections(), "collections of the request");
+        assertTrue(
+                refused.getMessage()
+                        .endsWith("; 8 collections gave back room that other threads took first (buffers dropped,"
+                                + " not released, faster than collections find them)"),
+                refused.getMessage());
+        pools.beforeCollecting = null;
         pools.cleanup();
     }
 

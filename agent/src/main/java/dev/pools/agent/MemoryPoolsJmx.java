@@ -48,15 +48,33 @@ public final class MemoryPoolsJmx implements MemoryPoolsMXBean {
         Thread poller = new Thread("pools-jmx") {
             @Override
             public void run() {
-                try {
-                    while (!platformServerExists()) {
-                        Thread.sleep(POLL_MILLIS);
+                while (true) {
+                    try {
+                        while (!platformServerExists()) {
+                            Thread.sleep(POLL_MILLIS);
+                        }
+                        register(runtime);
+                        return;
+                    } catch (InterruptedException e) {
+                        return; // The JVM is ending.
+                    } catch (OutOfMemoryError e) {
+                        // The Java heap is full for now (a host may catch the error and go on): look again.
+                        if (!pause()) {
+                            return;
+                        }
+                    } catch (Exception | LinkageError e) {
+                        Log.once("mbean", "the MBean " + NAME + " could not be registered: " + e);
+                        return;
                     }
-                    register(runtime);
+                }
+            }
+
+            private boolean pause() {
+                try {
+                    Thread.sleep(POLL_MILLIS);
+                    return true;
                 } catch (InterruptedException e) {
-                    // The JVM is ending.
-                } catch (Exception | LinkageError e) {
-                    Log.once("mbean", "the MBean " + NAME + " could not be registered: " + e);
+                    return false;
                 }
             }
         };

@@ -59,7 +59,9 @@ final class TraceWriter implements AllocationTrace {
     }
 
     private void write(String line) {
-        if (failed) {
+        if (failed || closed) {
+            // Closed at the JVM's end: what threads still ask for after it is not in the trace (as
+            // not in the recording), and is no failure.
             return;
         }
         try {
@@ -70,7 +72,11 @@ final class TraceWriter implements AllocationTrace {
         }
     }
 
+    /** Set by {@link #close}, at the JVM's end. */
+    private boolean closed;
+
     synchronized void close() {
+        closed = true;
         try {
             out.close();
         } catch (IOException e) {

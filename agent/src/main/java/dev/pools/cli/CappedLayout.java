@@ -7,6 +7,8 @@ import dev.pools.memory.PoolKind;
 import dev.pools.memory.PoolSpec;
 import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,8 +41,8 @@ final class CappedLayout {
                 .append(" of layout ")
                 .append(first.layoutKind)
                 .append(", headroom ")
-                .append(Math.round(headroom * 100))
-                .append("%.\n");
+                .append(percent(headroom))
+                .append(".\n");
         if (search == null) {
             b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
         }
@@ -281,16 +283,21 @@ final class CappedLayout {
                         + " not in it";
     }
 
+    /** The headroom as given: 10%, 10.5%. */
+    static String percent(double headroom) {
+        BigDecimal p = BigDecimal.valueOf(headroom * 100).setScale(6, RoundingMode.HALF_UP);
+        return p.stripTrailingZeros().toPlainString() + "%";
+    }
+
     private void budget() {
         Budget budget = Budget.largest(runs);
         if (budget.samples() == 0) {
             b.append("# No process memory in the recordings (an older agent): no limits suggested.\n");
             return;
         }
-        int percent = (int) Math.round(headroom * 100);
         b.append("# Limits for the process, from the same recordings (the largest JVM), headroom ")
-                .append(percent)
-                .append("%:\n");
+                .append(percent(headroom))
+                .append(":\n");
         RecordingSummary late = Budget.beganLate(runs);
         if (late != null) {
             b.append("#   (")
@@ -339,11 +346,24 @@ final class CappedLayout {
     private void refusals() {
         long count = 0;
         long largest = 0;
+        long full = 0;
         for (RecordingSummary r : runs) {
             for (RecordingSummary.Refusals x : r.refusals.values()) {
+                if (x.reason() != null && x.reason().startsWith("every pool that takes")) {
+                    // A pool took the size, and was at its cap: not a request no pool would take.
+                    full += x.count();
+                    continue;
+                }
                 count += x.count();
                 largest = Math.max(largest, x.size());
             }
+        }
+        if (full > 0) {
+            b.append("# ")
+                    .append(full)
+                    .append(" requests found the pools that take them full, at their caps, during the measurement")
+                    .append(" (see 'report'): the pages above are those held, not those the requests needed;")
+                    .append(" measure with the pools uncapped to cap them at what the workload holds.\n");
         }
         if (count == 0) {
             return;

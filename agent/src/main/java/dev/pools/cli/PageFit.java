@@ -2,6 +2,7 @@ package dev.pools.cli;
 
 import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
+import dev.pools.memory.DirectMemory;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
 import dev.pools.memory.PoolSpec;
@@ -33,7 +34,22 @@ final class PageFit {
      * A trace as operations: a size for an allocation; {@code -1 - i} for the release of allocation
      * {@code i} explicitly, {@code -1 - i - COLLECTED} for one by the collector.
      */
-    record Trace(Path file, long[] ops, long largest) {}
+    record Trace(Path file, long[] ops, long largest) {
+        /** The most bytes live at once in the trace. */
+        long mostLive() {
+            long live = 0;
+            long most = 0;
+            for (long op : ops) {
+                if (op > 0) {
+                    live += op;
+                    most = Math.max(most, live);
+                } else {
+                    live -= ops[(int) ((op < -COLLECTED ? -op - COLLECTED : -op) - 1)];
+                }
+            }
+            return most;
+        }
+    }
 
     /** Added to a release by the collector in {@link Trace#ops}. */
     static final long COLLECTED = 1L << 40;
@@ -65,8 +81,9 @@ final class PageFit {
                 String[] f = line.split(" ");
                 if (f[0].equals("a") && f.length >= 3) {
                     long size = Long.parseLong(f[2]);
-                    if (size < 0 || size > Integer.MAX_VALUE) {
+                    if (size < 1 || size > Integer.MAX_VALUE) {
                         // A direct buffer holds at most Integer.MAX_VALUE bytes: no allocation asked for more.
+                        // The agent traces no request of 0 bytes (no pool serves it).
                         throw new NumberFormatException();
                     }
                     index.put(Long.parseLong(f[1]), ops.size());
@@ -143,6 +160,19 @@ final class PageFit {
             best = better(best, c, traces, tried);
         }
         Outcome baseline = recorded.isEmpty() ? null : replayAll(traces, recorded);
+        if (best.peakReserved() == Long.MAX_VALUE) {
+            // Every replay was refused memory: the pages are real, and this JVM's direct memory is
+            // below what the traces held at once. A layout from no replay would be a guess.
+            long held = 0;
+            for (Trace t : traces) {
+                held = Math.max(held, t.mostLive());
+            }
+            throw new BadInput("no layout could be replayed: this JVM's direct memory limit ("
+                    + Sizes.human(DirectMemory.limit()) + ") is below what the traces held at once ("
+                    + Sizes.human(held) + ") with the pages around it; run suggest with a larger one, e.g. java"
+                    + " -XX:MaxDirectMemorySize=" + Math.max(64, 4 * ((held >> 20) + 1))
+                    + "m -jar pools.jar suggest ...");
+        }
         return new Search(best, baseline, tried.size(), (System.nanoTime() - start) / 1_000_000);
     }
 

@@ -29,7 +29,16 @@ public final class PoolsCli implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        int status = run(args);
+        // Standard output swallows its write errors: a full disk, a file size limit (ulimit -f) or a
+        // closed pipe would leave a layout cut short, with exit status 0.
+        System.out.flush();
+        if (System.out.checkError()) {
+            System.err.println("pools: cannot write standard output (a full disk, a file size limit, a closed"
+                    + " pipe): what it received is cut short");
+            status = status == ExitStatus.DONE ? ExitStatus.BAD_INPUT : status;
+        }
+        System.exit(status);
     }
 
     /** Runs a verb and returns its exit status. */

@@ -15,7 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import jdk.jfr.EventType;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 
@@ -29,6 +31,35 @@ import jdk.jfr.consumer.RecordingFile;
  * When the layout was replaced during the run, only reports taken after the last install count.
  */
 final class RecordingSummary {
+
+    /**
+     * Of two reports of one pool under one layout: the later, with the larger of their peaks. An
+     * install of the same layout (the API, JMX) starts the pools' counters again; the run's peaks are
+     * still those before it (a layout capped at the later ones alone fell back for what the earlier
+     * held). A changed layout drops the reports before it (LAYOUT, below).
+     */
+    private static Pool laterWithPeaks(Pool a, Pool b) {
+        Pool later = b.time().isBefore(a.time()) ? a : b;
+        Pool earlier = later == a ? b : a;
+        return new Pool(
+                later.time(),
+                later.index(),
+                later.kind(),
+                later.pageSize(),
+                later.maxSlice(),
+                later.pagesCap(),
+                later.pages(),
+                Math.max(later.pagesPeak(), earlier.pagesPeak()),
+                Math.max(later.largestAlloc(), earlier.largestAlloc()),
+                later.numberAllocs(),
+                later.bytesInUse(),
+                later.bytesReserved(),
+                later.runs(),
+                later.bytesInRuns(),
+                later.allocsPeak() < 0 || earlier.allocsPeak() < 0
+                        ? later.allocsPeak()
+                        : Math.max(later.allocsPeak(), earlier.allocsPeak()));
+    }
 
     /** One pools.PoolReport. */
     record Pool(
@@ -81,6 +112,8 @@ final class RecordingSummary {
     final Path file;
     /** The JFR repository read instead of {@link #file}, for a JVM that never wrote its recording; null when complete. */
     Path recoveredFrom;
+    /** Read from a file the JDK's recorder wrote (with the pools' events in it), not the agent's own. */
+    boolean byJdkRecorder;
     /** From {@code jdk.JVMInformation}: the process id; -1 when not recorded. */
     long pid = -1;
     /** From {@code jdk.JVMInformation}: when the JVM started, in epoch milliseconds; -1 when not recorded. */
@@ -284,7 +317,9 @@ final class RecordingSummary {
                         Files.deleteIfExists(whole.readable());
                     }
                 }
-                if (!whole.ended()) {
+                // Only the agent's own file says whether its JVM ended: the JDK's recorder leaves the
+                // flag unset in a file it dumps (JFR.dump, disk=false) from a JVM that runs on, or ended.
+                if (!whole.ended() && !s.byJdkRecorder) {
                     s.recoveredFrom = file;
                 }
             } else {
@@ -374,6 +409,11 @@ final class RecordingSummary {
     private static List<Path> recoverable(Path file) throws IOException {
         Path folder;
         if (Files.isDirectory(file)) {
+            if (!isRepository(file)) {
+                // Any other folder's recordings are many JVMs', which one summary would mix into one.
+                throw new BadInput(file + ": is a directory, not a recording (give its recordings, one file per JVM:"
+                        + " report " + file.resolve("*.jfr") + ")");
+            }
             folder = file;
         } else if (Files.isRegularFile(file) && Files.size(file) > 0) {
             return null;
@@ -408,6 +448,18 @@ final class RecordingSummary {
         return chunks;
     }
 
+    /** JFR's repository folder for one JVM: {@code 2026_12_05_10_00_00_1234}. */
+    private static final Pattern JFR_REPOSITORY = Pattern.compile("\\d{4}(_\\d{2}){5}_\\d+");
+
+    /**
+     * A folder that holds one JVM's chunk files: a JFR repository, or the folder the agent up to
+     * 01a91a3 kept beside its recording ({@code <report.file>.d}, with JFR's repository in it).
+     */
+    private static boolean isRepository(Path folder) {
+        String name = folder.toAbsolutePath().normalize().getFileName() + "";
+        return name.endsWith(".d") || JFR_REPOSITORY.matcher(name).matches();
+    }
+
     private static final String TRUNCATED =
             "%s: the recording is truncated or damaged (it ends in the middle of what it declares; was the JVM"
                     + " killed while writing it, or the file cut?)";
@@ -431,6 +483,7 @@ final class RecordingSummary {
     private void readFile(Path path, boolean partial) throws IOException {
         Path readable = partial ? UnfinishedChunk.readable(path) : path;
         try (RecordingFile in = new RecordingFile(readable)) {
+            byJdkRecorder |= declaresOthers(readable);
             while (in.hasMoreEvents()) {
                 accept(in.readEvent());
                 events++;
@@ -444,6 +497,25 @@ final class RecordingSummary {
                 Files.deleteIfExists(readable);
             }
         }
+    }
+
+    /**
+     * Whether the file declares event types other than the pools' and the JVM's, as the JDK's
+     * recorder does (the agent's own file declares those only). A file cut short, whose declarations
+     * cannot all be read, is taken as the agent's: what it holds is read all the same.
+     */
+    private static boolean declaresOthers(Path file) {
+        try (RecordingFile in = new RecordingFile(file)) {
+            for (EventType type : in.readEventTypes()) {
+                String name = type.getName();
+                if (!name.startsWith("pools.") && !name.equals(Recorder.JVM_INFORMATION)) {
+                    return true;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Cut short: see above.
+        }
+        return false;
     }
 
     /** A JFR file starts with the bytes {@code FLR\0}. */
@@ -519,7 +591,7 @@ final class RecordingSummary {
                         // Recordings of agents before it have none: unknown, as for a sliced pool.
                         e.hasField(EventNames.ALLOCS_PEAK) ? e.getLong(EventNames.ALLOCS_PEAK) : -1);
                 if (!t.isBefore(layoutTime)) {
-                    pools.merge(p.index(), p, (a, b) -> b.time().isBefore(a.time()) ? a : b);
+                    pools.merge(p.index(), p, RecordingSummary::laterWithPeaks);
                 }
                 if (poolTimeline != null) {
                     poolTimeline.add(p);

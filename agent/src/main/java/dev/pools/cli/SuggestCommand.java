@@ -135,6 +135,10 @@ final class SuggestCommand implements Callable<Integer> {
             t = t.substring(0, t.length() - 1).strip();
         }
         try {
+            // Plain decimals only: Double.parseDouble also takes 10d, 0x1p3 and 1e1.
+            if (!t.matches("[0-9]+(\\.[0-9]+)?")) {
+                throw new NumberFormatException();
+            }
             double v = Double.parseDouble(t);
             if (v < 0 || v > 1000 || Double.isNaN(v)) {
                 throw new NumberFormatException();

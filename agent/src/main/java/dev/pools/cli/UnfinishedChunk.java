@@ -48,6 +48,33 @@ final class UnfinishedChunk {
      * as it is (the reader then says what is wrong with it).
      */
     static Whole whole(Path file) throws IOException {
+        long[] scan = scan(file);
+        boolean ended = scan[0] == scan[1] && (scan[2] & FINAL_CHUNK) != 0;
+        if (ended || scan[0] == 0) {
+            return new Whole(file, ended);
+        }
+        // Not ended: maybe a running JVM's, which appends a batch, then rewrites the header to count it.
+        // Read in place, what it appends meanwhile would follow the chunk as a damaged next one ("Not a
+        // Flight Recorder file"); and a copy of the size read before may come with a header rewritten
+        // since, which counts more than the copy holds. So: copy all there is (the header first, so
+        // it counts only bytes written before it, which never change), then keep its whole chunks.
+        Path copy = copy(file, Long.MAX_VALUE, false);
+        try {
+            long whole = scan(copy)[0];
+            if (whole > 0) {
+                try (FileChannel c = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+                    c.truncate(whole);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(copy);
+            throw e;
+        }
+        return new Whole(copy, false);
+    }
+
+    /** The end of {@code file}'s whole chunks, its length, and the last whole chunk's flags. */
+    private static long[] scan(Path file) throws IOException {
         long end = 0;
         int flags = 0;
         long length;
@@ -68,11 +95,7 @@ final class UnfinishedChunk {
                 end += size;
             }
         }
-        if (end == length || end == 0) {
-            return new Whole(file, end == length && (flags & FINAL_CHUNK) != 0);
-        }
-        Path copy = copy(file, end, false);
-        return new Whole(copy, false);
+        return new long[] {end, length, flags};
     }
 
     /**
@@ -106,8 +129,10 @@ final class UnfinishedChunk {
         try (FileChannel from = FileChannel.open(file, StandardOpenOption.READ);
                 FileChannel to = FileChannel.open(copy, StandardOpenOption.WRITE)) {
             long done = 0;
-            while (done < size) {
-                done += from.transferTo(done, size - done, to);
+            long n;
+            // Long.MAX_VALUE: all there is, as it is read (the file may grow meanwhile).
+            while (done < size && (n = from.transferTo(done, size - done, to)) > 0) {
+                done += n;
             }
             if (finish) {
                 to.write(ByteBuffer.wrap(new byte[] {0}), FILE_STATE_POSITION);

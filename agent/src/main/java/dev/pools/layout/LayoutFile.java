@@ -186,6 +186,22 @@ public final class LayoutFile {
             if (m.containsKey("max_size")) {
                 maxSize = maxSize(m.get("max_size"));
             }
+            // Each name its own file: two writers of one file leave neither readable.
+            if (trace != null && file != null && sameFile(trace, file)) {
+                throw error(
+                        m.get("trace"),
+                        "report.trace names the same file as report.file (" + trace + "): the trace and the"
+                                + " recording would overwrite each other");
+            }
+            for (String key : List.of("file", "trace")) {
+                String name = key.equals("file") ? file : trace;
+                if (m.containsKey(key) && name != null && sameFile(name, source)) {
+                    throw error(
+                            m.get(key),
+                            "report." + key + " names this layout file itself (" + name + "), which it would"
+                                    + " overwrite");
+                }
+            }
         }
         return new PoolsConfig(
                 source,
@@ -340,7 +356,14 @@ public final class LayoutFile {
             throw error(
                     node, key + ": '" + s.value() + "' is not a whole number (expected a number of pages, 1..=65535)");
         }
-        BigInteger v = new BigInteger(s.value().replace("_", ""));
+        BigInteger v;
+        try {
+            v = new BigInteger(s.value().replace("_", ""));
+        } catch (NumberFormatException e) {
+            // A value tagged !!int that is no decimal number (!!int abc, !!int 0x10).
+            throw error(
+                    node, key + ": '" + s.value() + "' is not a whole number (expected a number of pages, 1..=65535)");
+        }
         if (v.bitLength() > 62) {
             throw error(node, key + " (" + v + ") is outside 1..=" + Layouts.MAX_PAGES);
         }
@@ -349,10 +372,12 @@ public final class LayoutFile {
 
     private boolean bool(YamlNode node, String key) throws LayoutException {
         Scalar s = scalar(node, key, "true or false");
-        if (s.type() != Type.BOOL) {
+        String v = s.value().toLowerCase(Locale.ROOT);
+        // A value tagged !!bool is whatever it says (!!bool yes): only true and false are.
+        if (s.type() != Type.BOOL || !(v.equals("true") || v.equals("false"))) {
             throw error(node, key + ": '" + s.value() + "' is not true or false");
         }
-        return Boolean.parseBoolean(s.value().toLowerCase(Locale.ROOT));
+        return v.equals("true");
     }
 
     private String choice(YamlNode node, String key, List<String> values) throws LayoutException {
@@ -494,7 +519,30 @@ public final class LayoutFile {
         return null;
     }
 
-    private LayoutException error(YamlNode node, String rule) {
-        return new LayoutException(source, node == null ? 0 : node.line(), rule);
+    /** Whether two file names (relative to the working directory) are one file, as far as their text says. */
+    private static boolean sameFile(String a, String b) {
+        try {
+            return Path.of(a)
+                    .toAbsolutePath()
+                    .normalize()
+                    .equals(Path.of(b).toAbsolutePath().normalize());
+        } catch (RuntimeException e) {
+            return a.equals(b); // not a path here: the writer says so when it opens it
+        }
     }
+
+    private LayoutException error(YamlNode node, String rule) {
+        String r = rule;
+        if (node instanceof Scalar s && s.value().length() > SHOWN) {
+            // A value of half a million digits is not echoed whole: the line stays one line to read.
+            for (String v :
+                    List.of(s.value(), s.value().replace("_", ""), s.value().trim())) {
+                r = r.replace(v, v.substring(0, SHOWN / 2) + "... (" + v.length() + " characters)");
+            }
+        }
+        return new LayoutException(source, node == null ? 0 : node.line(), r);
+    }
+
+    /** The longest value an error repeats whole. */
+    static final int SHOWN = 80;
 }

@@ -24,6 +24,7 @@ import org.snakeyaml.engine.v2.events.ScalarEvent;
 import org.snakeyaml.engine.v2.events.SequenceEndEvent;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.ReaderException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.Tag;
 import org.snakeyaml.engine.v2.resolver.ScalarResolver;
@@ -37,6 +38,23 @@ final class YamlNodes {
     private static final int MAX_COLLECTION_ALIASES = 10;
 
     private YamlNodes() {}
+
+    /** The line (from 1) of the code point at {@code position} in {@code text}. */
+    static int lineAt(String text, int position) {
+        int end;
+        try {
+            end = text.offsetByCodePoints(0, Math.max(0, position));
+        } catch (IndexOutOfBoundsException e) {
+            end = text.length();
+        }
+        int line = 1;
+        for (int i = 0; i < end; i++) {
+            if (text.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
 
     /** The document's root node as SnakeYAML Engine reads it. */
     static YamlNode composeInFull(String source, String text) throws LayoutException {
@@ -56,7 +74,18 @@ final class YamlNodes {
         } catch (MarkedYamlEngineException e) {
             int line = line(e.getProblemMark());
             String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
+            if (problem.contains("'%' that cannot start any token")) {
+                // file: %p.jfr, which YAML reads as a directive.
+                problem = "a value cannot begin with % unless quoted (write \"%p.jfr\", with the quotes)";
+            }
             throw new LayoutException(source, line, "YAML syntax: " + oneLine(problem));
+        } catch (ReaderException e) {
+            // A character YAML does not allow (NUL, BEL): said at its line, which the exception does not mark.
+            throw new LayoutException(
+                    source,
+                    lineAt(text, e.getPosition()),
+                    "YAML syntax: special characters are not allowed (U+" + String.format("%04X", e.getCodePoint())
+                            + ")");
         } catch (YamlEngineException e) {
             throw new LayoutException(source, 0, "YAML syntax: " + oneLine(e.getMessage()));
         }

@@ -522,16 +522,20 @@ public final class PoolAllocator {
         boolean installed = false;
         try {
             long live = 0;
+            List<PoolReport> last = new ArrayList<>();
             for (Pool pool : old.pools) {
                 pool.lock.lock();
                 locked++;
                 pool.drainCachesLocked();
                 pool.releaseEmptyPagesLocked();
-                live += pool.reportLocked().usage().bytesInUse();
+                PoolReport report = pool.reportLocked();
+                last.add(report);
+                live += report.usage().bytesInUse();
             }
             if (live > 0) {
                 throw InstallMemoryPoolsException.poolsInUse(live);
             }
+            retiredReports = List.copyOf(last);
             installed = true;
             for (Pool pool : old.pools) {
                 pool.retired = true;
@@ -548,6 +552,16 @@ public final class PoolAllocator {
                 }
             }
         }
+    }
+
+    private volatile List<PoolReport> retiredReports;
+
+    /**
+     * The last reports of the pools the latest install replaced, taken as it replaced them (null before
+     * any install): their peaks since the last batch a recording took, which it records with the install.
+     */
+    public List<PoolReport> retiredReports() {
+        return retiredReports;
     }
 
     /** From now on installs are refused as {@code UNAVAILABLE}; allocations go on. */

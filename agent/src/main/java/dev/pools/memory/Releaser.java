@@ -478,11 +478,19 @@ final class Releaser {
 
     private static volatile boolean reported;
 
-    /** Logs the first failure of the release thread; the thread goes on. */
+    /**
+     * Logs the first failure of the release thread; the thread goes on. Never throws: with the Java
+     * heap full (a host may catch its {@code OutOfMemoryError} and go on) the message itself cannot
+     * be made, and the thread must outlive that, or no buffer the collector finds comes back again.
+     */
     private static void reportOnce(Throwable t) {
         if (!reported) {
-            reported = true;
-            System.err.println("pools: releasing a buffer failed, the release thread goes on: " + t);
+            try {
+                System.err.println("pools: releasing a buffer failed, the release thread goes on: " + t);
+                reported = true;
+            } catch (Throwable heapFull) {
+                // Said at a later failure, if the heap has room then.
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.pools.recording;
 
+import dev.pools.log.Log;
 import dev.pools.recording.ChunkWriter.Annotation;
 import dev.pools.recording.ChunkWriter.Bytes;
 import dev.pools.recording.ChunkWriter.Member;
@@ -10,6 +11,8 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -176,11 +179,93 @@ final class EventFile implements Closeable {
         FileChannel channel = FileChannel.open(
                 path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         try {
+            // The file a rotation renames over the recording's name holds its lock too (createBesideOthers).
+            try {
+                channel.tryLock();
+            } catch (IOException | OverlappingFileLockException e) {
+                // Unlocked: only a later JVM's choice of name is at stake, and the file is whole anyway.
+            }
             return new EventFile(path, channel, eventClasses, startTicks, startMillis);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * A recording's first file, at {@code path} unless that holds what must be kept: a recording
+     * another running JVM writes (it holds a lock on it, as this one does on its own), or one whose
+     * JVM did not end it (killed, as a container is at its memory limit: the recording that explains
+     * the kill; a restart with the same {@code %h} name came back to it, and truncated it). This one
+     * then goes to the first free {@code <name>-2<.ext>}, {@code -3}, ..., said once on stderr. A
+     * recording that was ended, or a file that is no recording, is replaced, as before.
+     */
+    static EventFile createBesideOthers(Path path, List<Class<?>> eventClasses, long startTicks, long startMillis)
+            throws IOException {
+        String kept = null;
+        for (int n = 1; n <= MAX_OTHERS; n++) {
+            Path candidate = n == 1 ? path : numbered(path, n);
+            FileChannel channel = FileChannel.open(
+                    candidate, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try {
+                String other = othersRecording(channel);
+                if (other == null) {
+                    if (kept != null) {
+                        Log.info(path + " " + kept + "; this JVM's recording goes to " + candidate);
+                    }
+                    return new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
+                }
+                if (kept == null) {
+                    kept = other;
+                }
+                channel.close();
+            } catch (IOException | RuntimeException | Error e) {
+                channel.close();
+                throw e;
+            }
+        }
+        throw new IOException(path + " and " + (MAX_OTHERS - 1) + " numbered names beside it hold recordings to keep");
+    }
+
+    /** How many names {@link #createBesideOthers} tries. */
+    static final int MAX_OTHERS = 1000;
+
+    /** {@code pools-web.jfr} as {@code pools-web-2.jfr}; {@code out} as {@code out-2}. */
+    static Path numbered(Path path, int n) {
+        String name = path.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        String numbered = dot > 0 ? name.substring(0, dot) + "-" + n + name.substring(dot) : name + "-" + n;
+        return path.resolveSibling(numbered);
+    }
+
+    /**
+     * Why the file open on {@code channel} must be kept, or null if this JVM may write it: then it
+     * holds the file's lock until the channel closes (its JVM's end, a kill included).
+     */
+    private static String othersRecording(FileChannel channel) throws IOException {
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // this JVM writes it already (a second recording of the same name)
+        }
+        if (lock == null) {
+            return "is written by another running JVM";
+        }
+        ByteBuffer header = ByteBuffer.allocate(ChunkWriter.HEADER_SIZE);
+        while (header.hasRemaining() && channel.read(header, header.position()) > 0) {
+            // read the header, or what there is of it
+        }
+        if (header.position() < ChunkWriter.HEADER_SIZE
+                || header.get(0) != 'F'
+                || header.get(1) != 'L'
+                || header.get(2) != 'R'
+                || header.get(3) != 0
+                || (header.get(ChunkWriter.FLAG_POSITION) & ChunkWriter.FINAL_CHUNK) != 0) {
+            return null;
+        }
+        lock.release();
+        return "holds the recording of a JVM that did not end it (killed?), which is kept";
     }
 
     /**

@@ -176,19 +176,27 @@ public final class Recorder {
                 return false;
             }
             toStart = null;
-            if (!atEnd) {
-                delayForTests(START_DELAY_PROPERTY);
-            }
-            PoolsConfig config = runtime.config();
-            Path destination = Path.of(FileNames.expand(config.reportFile()));
-            ProcessMemory sampler = new ProcessMemory();
-            EventFile out = EventFile.create(destination, EVENT_CLASSES, runtime.startTicks(), runtime.startMillis());
-            limitPending(out, config);
             try {
-                begin(runtime, config, runtime.allocator(), sampler, out, atEnd);
-            } catch (IOException | RuntimeException | Error e) {
-                // Not half a recording: no file, and the pools run unrecorded (the caller says so).
-                out.abandon();
+                if (!atEnd) {
+                    delayForTests(START_DELAY_PROPERTY);
+                }
+                PoolsConfig config = runtime.config();
+                Path destination = Path.of(FileNames.expand(config.reportFile()));
+                ProcessMemory sampler = new ProcessMemory();
+                EventFile out = EventFile.createBesideOthers(
+                        destination, EVENT_CLASSES, runtime.startTicks(), runtime.startMillis());
+                limitPending(out, config);
+                try {
+                    begin(runtime, config, runtime.allocator(), sampler, out, atEnd);
+                } catch (IOException | RuntimeException | Error e) {
+                    // Not half a recording: no file, and the pools run unrecorded (the caller says so).
+                    out.abandon();
+                    throw e;
+                }
+            } catch (OutOfMemoryError e) {
+                // The Java heap is full for now, which a host may survive: the start is tried again.
+                file = null;
+                toStart = runtime;
                 throw e;
             }
             started = true;
@@ -273,15 +281,25 @@ public final class Recorder {
             if (!awaitUntil(next)) {
                 return; // the JVM's end starts the recording
             }
-            try {
-                if (!startNow(false)) {
+            while (true) {
+                try {
+                    if (!startNow(false)) {
+                        return;
+                    }
+                    break;
+                } catch (OutOfMemoryError e) {
+                    // The Java heap is full for now: the start is tried again a period later (or at the
+                    // JVM's end). Nothing here may allocate.
+                    next += periodNanos;
+                    if (!awaitUntil(next)) {
+                        return;
+                    }
+                } catch (IOException | RuntimeException | Error e) {
+                    if (!closing) {
+                        Log.once("recorder", "the recording could not start; the pools run unrecorded: " + e);
+                    }
                     return;
                 }
-            } catch (IOException | RuntimeException | Error e) {
-                if (!closing) {
-                    Log.once("recorder", "the recording could not start; the pools run unrecorded: " + e);
-                }
-                return;
             }
             PoolAllocator allocator = pools;
             ProcessMemory sampler = memory;
@@ -313,6 +331,19 @@ public final class Recorder {
                     if (rotating && maxSize > 0 && out.length() >= maxSize) {
                         rotate(out, allocator, sampler);
                     }
+                    if (batchesWithoutHeap > 0) {
+                        Log.once(
+                                "recording-heap",
+                                "the Java heap was full at " + batchesWithoutHeap + " batch"
+                                        + (batchesWithoutHeap == 1 ? "" : "es") + " of the recording; each was"
+                                        + " taken at the next period");
+                        batchesWithoutHeap = 0;
+                    }
+                } catch (OutOfMemoryError e) {
+                    // The Java heap is full for now, not the file: a host may catch the error and go on.
+                    // This batch is taken again at the next period (its events already in the file are
+                    // whole ones); nothing here may allocate.
+                    batchesWithoutHeap++;
                 } catch (IOException | RuntimeException | Error e) {
                     stopped(file, e);
                     return;
@@ -321,6 +352,9 @@ public final class Recorder {
                 }
             }
         }
+
+        /** Batches not taken since the last one that was, for a full Java heap. */
+        private int batchesWithoutHeap;
 
         /** Waits until {@code deadline} ({@link System#nanoTime}); false once the JVM is ending. */
         private boolean awaitUntil(long deadline) {
@@ -430,6 +464,38 @@ public final class Recorder {
 
     // Named classes, not lambdas: each lambda's first call costs the recording's start its linkage.
 
+    private static void emitReports(Consumer<FileEvent> out, List<PoolReport> reports) {
+        for (PoolReport r : reports) {
+            PoolReportEvent e = new PoolReportEvent();
+            e.index = r.index();
+            e.kind = r.kind().label();
+            e.pageSize = r.pageSize();
+            e.maxSlice = r.maxSlice();
+            e.pagesCap = r.pagesCap();
+            e.pages = r.pages();
+            e.pagesPeak = r.pagesPeak();
+            e.largestAlloc = r.largestAlloc();
+            e.numberAllocs = r.usage().numberAllocs();
+            e.bytesInUse = r.usage().bytesInUse();
+            e.bytesReserved = r.usage().bytesReserved();
+            e.runs = r.runs();
+            e.bytesInRuns = r.bytesInRuns();
+            e.allocsPeak = r.allocsPeak();
+            out.accept(e);
+        }
+    }
+
+    /** Events to the file of the moment, and to JFR's recordings if one runs. */
+    private static final Consumer<FileEvent> TO_CURRENT = new ToCurrent();
+
+    private static final class ToCurrent implements Consumer<FileEvent> {
+        @Override
+        public void accept(FileEvent e) {
+            addToCurrent(e, null);
+            JfrMirror.commit(e);
+        }
+    }
+
     /** {@link #sink}. */
     private record Sink(EventFile out) implements Consumer<FileEvent> {
         @Override
@@ -442,6 +508,14 @@ public final class Recorder {
     private static final class Layouts implements InstalledLayout.Listener {
         @Override
         public void installed(InstalledLayout layout) {
+            // The replaced pools' last reports first: their peaks since the last batch (an install of
+            // the same layout, made between two batches, lost the peak of the run; report then keeps
+            // the larger of the peaks under one layout).
+            PoolAllocator allocator = pools;
+            List<PoolReport> last = allocator == null ? null : allocator.retiredReports();
+            if (last != null) {
+                emitReports(TO_CURRENT, last);
+            }
             LayoutEvent e = layoutEvent(layout);
             addToCurrent(e, null);
             JfrMirror.commit(e);
@@ -674,24 +748,7 @@ public final class Recorder {
     }
 
     static void emitBatch(Consumer<FileEvent> out, PoolAllocator pools, List<PoolReport> reports) {
-        for (PoolReport r : reports) {
-            PoolReportEvent e = new PoolReportEvent();
-            e.index = r.index();
-            e.kind = r.kind().label();
-            e.pageSize = r.pageSize();
-            e.maxSlice = r.maxSlice();
-            e.pagesCap = r.pagesCap();
-            e.pages = r.pages();
-            e.pagesPeak = r.pagesPeak();
-            e.largestAlloc = r.largestAlloc();
-            e.numberAllocs = r.usage().numberAllocs();
-            e.bytesInUse = r.usage().bytesInUse();
-            e.bytesReserved = r.usage().bytesReserved();
-            e.runs = r.runs();
-            e.bytesInRuns = r.bytesInRuns();
-            e.allocsPeak = r.allocsPeak();
-            out.accept(e);
-        }
+        emitReports(out, reports);
         Usage u = pools.usage(reports);
         UsageEvent e = new UsageEvent();
         e.numberAllocs = u.numberAllocs();

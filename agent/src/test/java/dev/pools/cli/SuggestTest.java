@@ -51,6 +51,42 @@ class SuggestTest {
     }
 
     /**
+     * A refusal of a capped pool that was full is not a request no pool takes: suggest says which
+     * pools were binding, and proposes a pool only for the requests no pool took. Found by a review:
+     * 150 refusals were all said to have "found no pool", 119 of them by a full pool.
+     */
+    @Test
+    void refusals_by_full_pools_are_told_apart_from_requests_no_pool_takes() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", MEASURED, Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        ByteBuffer held = pools.allocate(60 << 10, 0);
+        List<RecordingSummary> runs = recordedRuns("refused.jfr", pools, config);
+        runs.get(0)
+                .refusals
+                .put(
+                        "full",
+                        new RecordingSummary.Refusals(
+                                "a#b",
+                                60 << 10,
+                                "fallback",
+                                119,
+                                "every pool that takes 60 KiB (61440 B) is full: pool 0 ..."));
+        runs.get(0)
+                .refusals
+                .put(
+                        "none",
+                        new RecordingSummary.Refusals(
+                                "a#b", 3 << 20, "fallback", 31, "no pool takes 3 MiB (3145728 B) requests"));
+        String capped = new CappedLayout(config, runs, 0, null).write();
+        assertTrue(
+                capped.contains("# 119 requests found the pools that take them full, at their caps, during the"
+                        + " measurement (see 'report')"),
+                capped);
+        assertTrue(capped.contains("# 31 requests of up to 3 MiB found no pool during the measurement"), capped);
+        pools.release(held);
+    }
+
+    /**
      * A pool that held more pages than a cap can be (65 535) is capped at that, and the layout says
      * that the cap holds less than measured. Found by a review: it was capped silently.
      */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.ReportsWithoutLayout;
 import dev.pools.it.apps.SeededWorkload;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -93,6 +95,54 @@ class CliIT {
             out.add(Long.parseLong(m.group(1)));
         }
         return out.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * {@code suggest --fit} replays the traces on real pages: in a JVM whose direct memory limit is
+     * below what they held at once, every replay is refused, and that is bad input, said with the
+     * limit to give. Before, the layout of no replay was written, "8.0 EiB at its peak", exit 0.
+     */
+    @Test
+    void suggest_fit_refuses_when_no_replay_fits_under_the_direct_memory_limit() throws Exception {
+        Files.writeString(dir.resolve("sixteen.txt"), "a 1 16777216 it.host.Tensors#allocate\n");
+        Forked.Result r = Forked.run(
+                dir,
+                List.of(
+                        Forked.java(),
+                        "-XX:MaxDirectMemorySize=8m",
+                        "-jar",
+                        Forked.JAR.toString(),
+                        "suggest",
+                        "seed-0.jfr",
+                        "--fit",
+                        "sixteen.txt"));
+        assertEquals(2, r.exit(), r.toString());
+        assertEquals(
+                List.of("pools: no layout could be replayed: this JVM's direct memory limit (8 MiB) is below what"
+                        + " the traces held at once (16 MiB) with the pages around it; run suggest with a larger one,"
+                        + " e.g. java -XX:MaxDirectMemorySize=68m -jar pools.jar suggest ..."),
+                r.errLines());
+        assertTrue(r.out().isEmpty(), r.out());
+    }
+
+    /**
+     * Standard output that cannot be written (a full disk; here {@code /dev/full}) is bad input: exit
+     * status 2 and one line, not 0 with a layout cut short.
+     */
+    @Test
+    void suggest_to_a_standard_output_that_cannot_be_written_exits_2() throws Exception {
+        Path err = dir.resolve("full.err");
+        Process p = new ProcessBuilder(Forked.java(), "-jar", Forked.JAR.toString(), "suggest", "seed-0.jfr")
+                .directory(dir.toFile())
+                .redirectOutput(new File("/dev/full"))
+                .redirectError(err.toFile())
+                .start();
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS));
+        assertEquals(2, p.exitValue(), Files.readString(err));
+        assertEquals(
+                "pools: cannot write standard output (a full disk, a file size limit, a closed pipe): what it"
+                        + " received is cut short\n",
+                Files.readString(err));
     }
 
     @Test
@@ -193,6 +243,12 @@ class CliIT {
         byte[] whole = Files.readAllBytes(dir.resolve("seed-0.jfr"));
         Files.write(dir.resolve("truncated.jfr"), Arrays.copyOf(whole, whole.length / 2));
         Files.createDirectories(dir.resolve("folder.jfr"));
+        // A folder of recordings of several JVMs: read as one, it made a fake "recovered" JVM of them all.
+        Files.createDirectories(dir.resolve("recordings"));
+        Files.copy(
+                dir.resolve("seed-0.jfr"), dir.resolve("recordings/seed-0.jfr"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+                dir.resolve("seed-1.jfr"), dir.resolve("recordings/seed-1.jfr"), StandardCopyOption.REPLACE_EXISTING);
         Forked.Result foreign = Forked.run(
                 dir,
                 List.of(
@@ -216,7 +272,11 @@ class CliIT {
                 Arguments.of(
                         "text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
-                Arguments.of("folder.jfr", "folder.jfr: is a directory without JFR chunk files, not a recording"),
+                Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),
+                Arguments.of(
+                        "recordings",
+                        "recordings: is a directory, not a recording (give its recordings, one file per JVM: report"
+                                + " recordings/*.jfr)"),
                 Arguments.of("missing.jfr", "missing.jfr: no such file"),
                 Arguments.of("foreign.jfr", "foreign.jfr: a JFR recording without pools events"),
                 Arguments.of(
@@ -378,6 +438,16 @@ class CliIT {
         assertEquals(
                 List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"),
                 headroom.errLines());
+        // Found by a review: Double's own syntax (10d, 0x1p3) was taken for a percentage.
+        Forked.Result hex =
+                Forked.cli(dir, "suggest", "--headroom", "10d", recording(0).toString());
+        assertEquals(2, hex.exit(), hex.toString());
+        assertEquals(
+                List.of("pools: --headroom 10d: expected a percentage from 0% to 1000%, e.g. 10%"), hex.errLines());
+        Forked.Result half =
+                Forked.cli(dir, "suggest", "--headroom", "10.5%", recording(0).toString());
+        assertEquals(0, half.exit(), half.toString());
+        assertTrue(half.out().contains(", headroom 10.5%.\n"), half.out());
         // Found by a review: these ended in an internal error with a stack trace.
         Forked.Result top =
                 Forked.cli(dir, "report", "--top", "-1", recording(0).toString());
@@ -388,6 +458,13 @@ class CliIT {
         assertEquals(2, fit.exit(), fit.toString());
         assertEquals(1, fit.errLines().size(), fit.toString());
         assertTrue(fit.errLines().get(0).startsWith("pools: huge.txt:2: not a line of a pools trace"), fit.toString());
+        // A request of 0 bytes, which the agent never traces: an internal error before, in the replay.
+        Files.writeString(dir.resolve("zero.txt"), "a 1 0 x\n");
+        Forked.Result zero = Forked.cli(dir, "suggest", recording(0).toString(), "--fit", "zero.txt");
+        assertEquals(2, zero.exit(), zero.toString());
+        assertEquals(1, zero.errLines().size(), zero.toString());
+        assertTrue(
+                zero.errLines().get(0).startsWith("pools: zero.txt:1: not a line of a pools trace"), zero.toString());
     }
 
     /**

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.ApiApp;
+import dev.pools.it.apps.HeapFullSpike;
+import dev.pools.it.apps.HookAllocates;
 import dev.pools.it.apps.NativeHeld;
 import dev.pools.it.apps.RecordedWorkload;
+import dev.pools.it.apps.ReinstallSame;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +33,8 @@ import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The recording holds the final state after every way a JVM ends, and the JDK's own tools read it. */
 class RecordingIT {
@@ -161,6 +166,68 @@ class RecordingIT {
     }
 
     /**
+     * Requests after the agent's shutdown hook closed the trace (an application's own hook, threads
+     * still running) are left out of it, as out of the recording, without a word: before, the first
+     * of them printed "writing the allocation trace failed; it stops here: java.io.IOException:
+     * Stream closed" at every such end.
+     */
+    @Test
+    void requests_after_the_end_closed_the_trace_are_no_failure() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT + "  trace: trace-%p.txt\n");
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), HookAllocates.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("hook held 20"), r.toString());
+        assertFalse(r.err().contains("trace failed"), r.toString());
+    }
+
+    /**
+     * An install of the layout already in force starts the pools' counters again; the run's peaks
+     * are still those before it. Before, report showed the later peak alone (1 page of the 10 held)
+     * and suggest capped the pool there.
+     */
+    @Test
+    void an_install_of_the_same_layout_keeps_the_peaks_of_the_run() throws Exception {
+        Forked.Result r = Forked.app(dir, agent(), ReinstallSame.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("reinstalled, holding 16"), r.toString());
+        Forked.Result report = Forked.cli(dir, "report", recording().toString());
+        assertEquals(0, report.exit(), report.toString());
+        String pool = report.out()
+                .lines()
+                .filter(l -> l.matches(" +1 +sliced .*"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(report.out()));
+        assertTrue(pool.matches(" +1 +sliced +1 MiB +1 MiB +none +1 +10 .*"), "1 page now, 10 at the peak: " + pool);
+        Forked.Result suggest = Forked.cli(dir, "suggest", recording().toString());
+        assertEquals(0, suggest.exit(), suggest.toString());
+        assertTrue(suggest.out().contains("pages: 10  # peak 10"), suggest.out());
+    }
+
+    /**
+     * A host that catches a heap {@code OutOfMemoryError} and goes on keeps the agent: its release
+     * thread, its recording and its MBean poller outlive the full heap. Before, each of them died of
+     * the error (the release thread in building its own message about it): the buffers dropped since
+     * never came back, and the recording lost its end ("did not end the recording (killed?)", the 10
+     * buffers held at the spike as its last state).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"started", "starting"})
+    void a_full_java_heap_the_host_survives_leaves_the_agent_running_and_its_recording_whole(String when)
+            throws Exception {
+        List<String> jvm = new ArrayList<>(agent());
+        jvm.add("-Xmx32m");
+        Forked.Result r = Forked.app(dir, jvm, HeapFullSpike.class, when);
+        assertEquals(0, r.exit(), r.toString());
+        assertFalse(r.err().contains("UncaughtExceptionHandler"), r.toString());
+        assertTrue(r.out().contains("held 20 live 20"), r.toString());
+        assertTrue(r.out().contains("threads [pools-jmx, pools-recorder, pools-release]"), r.toString());
+        Forked.Result report = Forked.cli(dir, "report", recording().toString());
+        assertEquals(0, report.exit(), report.toString());
+        assertFalse(report.out().contains("did not end"), report.out());
+        assertTrue(report.out().contains("usage at the end:  20 allocations"), report.out());
+    }
+
+    /**
      * Native memory outside the JVM's parts is a range, not the least of it: with a large committed
      * heap the JVM has barely touched, "RSS minus the committed heap" is 0 while the process holds
      * the 96 MiB the app malloced and wrote (the report said "native, other 0 B").
@@ -233,6 +300,56 @@ class RecordingIT {
         }
         assertEquals("steady", line, lines + Files.readString(dir.resolve("err.txt")));
         return new Steady(p, apiLines(String.join("\n", lines)));
+    }
+
+    /**
+     * Recordings of one name ({@code %h} in a pod that restarts, {@code %t} for JVMs started in the
+     * same second) are never destroyed by the next JVM: one that another running JVM writes, or that
+     * a killed JVM left, stays; the new JVM writes {@code <name>-2.jfr}. Before, each JVM truncated the
+     * file: the running one's recording became unreadable, the killed one's was lost.
+     */
+    @Test
+    void a_recording_of_the_same_name_that_another_jvm_writes_or_a_killed_one_left_is_kept() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT.replace("run-%p.jfr", "same.jfr"));
+        List<String> agent = List.of(Forked.agent(Path.of("layout.yaml")));
+        Path same = dir.resolve("same.jfr");
+        Path second = dir.resolve("same-2.jfr");
+        Steady running = startSteadyThreads(agent);
+        Process p = running.process();
+        try {
+            Forked.Result beside = Forked.app(dir, agent, RecordedWorkload.class, "normal");
+            assertEquals(0, beside.exit(), beside.toString());
+            assertTrue(
+                    beside.err()
+                            .contains("pools: " + Path.of("same.jfr") + " is written by another running JVM;"
+                                    + " this JVM's recording goes to " + Path.of("same-2.jfr")),
+                    beside.toString());
+            assertEquals(apiLines(beside.out()), finalState(second), "the second JVM's recording");
+            // The first JVM's file was not touched: its batches read back as its own, while it writes
+            // them. (Read in place, the bytes of a batch it appended and did not count yet made about
+            // one read in two fail: "Not a Flight Recorder file", or no events at all.)
+            for (int i = 0; i < 5; i++) {
+                Forked.Result first = Forked.cli(dir, "report", same.toString());
+                assertEquals(0, first.exit(), first.toString());
+                assertTrue(first.out().contains("process " + p.pid() + "\n"), first.out());
+            }
+        } finally {
+            p.destroyForcibly(); // SIGKILL: the first JVM leaves its recording unended
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        Forked.Result after = Forked.app(dir, agent, RecordedWorkload.class, "normal");
+        assertEquals(0, after.exit(), after.toString());
+        assertTrue(
+                after.err()
+                        .contains("pools: " + Path.of("same.jfr") + " holds the recording of a JVM that did not end"
+                                + " it (killed?), which is kept; this JVM's recording goes to "
+                                + Path.of("same-2.jfr")),
+                after.toString());
+        assertEquals(apiLines(after.out()), finalState(second), "an ended recording is replaced");
+        Forked.Result killed = Forked.cli(dir, "report", same.toString());
+        assertEquals(0, killed.exit(), killed.toString());
+        assertTrue(killed.out().contains("process " + p.pid() + "\n"), killed.out());
+        assertTrue(killed.out().contains("its JVM did not end the recording"), killed.out());
     }
 
     @Test
@@ -681,10 +798,15 @@ class RecordingIT {
         assertEquals(1, usage.get(usage.size() - 1).getLong("fallbackAllocs"));
     }
 
-    @Test
-    void a_users_own_flight_recording_keeps_working_beside_the_pools_recording() throws Exception {
+    /**
+     * And kept in memory ({@code disk=false}), whose file the JDK writes at the end without the flag
+     * the agent's own file has: report reads it as it is, not as the recording of a killed JVM.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"disk=true", "disk=false"})
+    void a_users_own_flight_recording_keeps_working_beside_the_pools_recording(String disk) throws Exception {
         List<String> jvm = new ArrayList<>(agent());
-        jvm.add("-XX:StartFlightRecording:filename=user.jfr,settings=default");
+        jvm.add("-XX:StartFlightRecording:" + disk + ",filename=user.jfr,settings=default");
         Forked.Result r = Forked.app(dir, jvm, RecordedWorkload.class, "normal");
         assertEquals(0, r.exit(), r.toString());
         assertEquals(apiLines(r.out()), finalState(recording()), "the pools recording is unchanged");
@@ -700,6 +822,7 @@ class RecordingIT {
         Forked.Result report = Forked.cli(dir, "report", "user.jfr");
         assertEquals(0, report.exit(), report.toString());
         assertTrue(report.out().contains("layout sliced (from file)"), report.out());
+        assertFalse(report.out().contains("did not end"), report.out());
     }
 
     @Test

@@ -72,6 +72,41 @@ public class LayoutRulesTest {
                         "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: many\n",
                         "bad.yaml:4: pools[0].pages: 'many' is not a whole number"),
                 Arguments.of(
+                        "pages tagged !!int that is no number",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: !!int abc\n",
+                        "bad.yaml:4: pools[0].pages: 'abc' is not a whole number"),
+                Arguments.of(
+                        "pages tagged !!int in hexadecimal",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages: !!int 0x10\n",
+                        "bad.yaml:4: pools[0].pages: '0x10' is not a whole number"),
+                Arguments.of(
+                        "a flag tagged !!bool that is neither true nor false",
+                        "poison_on_free: !!bool yes\n",
+                        "bad.yaml:1: poison_on_free: 'yes' is not true or false"),
+                Arguments.of(
+                        "trace and recording in one file",
+                        "report:\n  file: out-%p\n  trace: out-%p\n",
+                        "bad.yaml:3: report.trace names the same file as report.file (out-%p): the trace and the"
+                                + " recording would overwrite each other"),
+                Arguments.of(
+                        "the recording over the layout file",
+                        "report:\n  file: ./bad.yaml\n",
+                        "bad.yaml:2: report.file names this layout file itself (./bad.yaml), which it would overwrite"),
+                Arguments.of(
+                        "a control character",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n  \u0007\n",
+                        "bad.yaml:4: YAML syntax: special characters are not allowed (U+0007)"),
+                Arguments.of(
+                        "a file name that begins with %",
+                        "report:\n  file: %p.jfr\n",
+                        "bad.yaml:2: YAML syntax: a value cannot begin with % unless quoted (write \"%p.jfr\", with"
+                                + " the quotes)"),
+                Arguments.of(
+                        "a size of 500 digits",
+                        "layout: sliced\npools:\n  - page_size: " + "9".repeat(500) + "\n",
+                        "bad.yaml:3: pools[0].page_size: " + "9".repeat(40) + "... (500 characters) is too large (the"
+                                + " largest size is 2 GiB)"),
+                Arguments.of(
                         "zero size",
                         "layout: sliced\npools:\n  - page_size: 0\n",
                         "bad.yaml:3: pools[0].page_size is 0 (a size must be at least 1 byte)"),

@@ -1,0 +1,89 @@
+package dev.pools.it.apps;
+
+import dev.pools.api.MemoryPools;
+import dev.pools.recording.Recorder;
+import it.host.Tensors;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A host that fills the Java heap, catches the {@code OutOfMemoryError}, holds the heap full for a
+ * moment while the agent's threads run into it, then frees it and goes on: it holds 10 buffers
+ * before and 10 after, drops 200 and waits until the collector has brought them back (at most a
+ * minute), then prints the agent's threads still alive and ends normally. Run with {@code -Xmx32m},
+ * and {@code started} (the spike once the recording runs) or {@code starting} (once its thread runs).
+ */
+public final class HeapFullSpike {
+
+    static final List<ByteBuffer> HELD = new ArrayList<>();
+    static List<long[]> heap;
+
+    public static void main(String[] args) throws Exception {
+        // "started": the spike comes while the recording writes its batches; "starting": while it may
+        // still be starting (its thread runs, its file may not be made yet). Either way once the
+        // agent's own start is over (it starts the recording's thread last): a full heap in the middle
+        // of that leaves the pools out for the run (said on stderr), which is not what this is about.
+        boolean started = args[0].equals("started");
+        for (int i = 0; i < 200 && !(started ? Recorder.started() : threads().contains("pools-recorder")); i++) {
+            Thread.sleep(50);
+        }
+        fill(); // every class and call of the program resolved before the spike
+        heap = null;
+        System.gc();
+        hold(10);
+        drop(50); // work for the release thread while the heap is full
+        fill();
+        long until = System.nanoTime() + 1_500_000_000L;
+        while (System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        heap = null;
+        System.gc();
+        hold(10);
+        drop(200);
+        System.gc();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (MemoryPools.usage().numberAllocs() > HELD.size() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        System.out.println(
+                "held " + HELD.size() + " live " + MemoryPools.usage().numberAllocs());
+        System.out.println("threads " + threads());
+    }
+
+    static void fill() {
+        heap = new ArrayList<>(100_000);
+        try {
+            while (true) {
+                heap.add(new long[1024]);
+            }
+        } catch (OutOfMemoryError e) {
+            // The host goes on.
+        }
+    }
+
+    static void hold(int n) {
+        for (int i = 0; i < n; i++) {
+            HELD.add(Tensors.allocate(10_000));
+        }
+    }
+
+    static void drop(int n) {
+        for (int i = 0; i < n; i++) {
+            Tensors.allocate(10_000).put(0, (byte) 1);
+        }
+    }
+
+    static Set<String> threads() {
+        Set<String> names = new TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("pools-")) {
+                names.add(t.getName());
+            }
+        }
+        return names;
+    }
+}

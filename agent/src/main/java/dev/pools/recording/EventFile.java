@@ -207,13 +207,16 @@ final class EventFile implements Closeable {
             Path candidate = n == 1 ? path : numbered(path, n);
             FileChannel channel = FileChannel.open(
                     candidate, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            boolean ours = false;
             try {
                 String other = othersRecording(channel);
                 if (other == null) {
+                    ours = true;
+                    EventFile file = new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
                     if (kept != null) {
                         Log.info(path + " " + kept + "; this JVM's recording goes to " + candidate);
                     }
-                    return new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
+                    return file;
                 }
                 if (kept == null) {
                     kept = other;
@@ -221,6 +224,10 @@ final class EventFile implements Closeable {
                 channel.close();
             } catch (IOException | RuntimeException | Error e) {
                 channel.close();
+                if (ours) {
+                    // Not half a file of ours (a full heap, say), which the next try would keep as a killed JVM's.
+                    Files.deleteIfExists(candidate);
+                }
                 throw e;
             }
         }
@@ -244,12 +251,18 @@ final class EventFile implements Closeable {
      */
     private static String othersRecording(FileChannel channel) throws IOException {
         FileLock lock;
+        boolean locks = true;
         try {
             lock = channel.tryLock();
         } catch (OverlappingFileLockException e) {
             lock = null; // this JVM writes it already (a second recording of the same name)
+        } catch (IOException e) {
+            // A file system without locks (some network mounts): no running writer can be told; a
+            // killed JVM's recording still can.
+            lock = null;
+            locks = false;
         }
-        if (lock == null) {
+        if (lock == null && locks) {
             return "is written by another running JVM";
         }
         ByteBuffer header = ByteBuffer.allocate(ChunkWriter.HEADER_SIZE);
@@ -264,7 +277,9 @@ final class EventFile implements Closeable {
                 || (header.get(ChunkWriter.FLAG_POSITION) & ChunkWriter.FINAL_CHUNK) != 0) {
             return null;
         }
-        lock.release();
+        if (lock != null) {
+            lock.release();
+        }
         return "holds the recording of a JVM that did not end it (killed?), which is kept";
     }
 

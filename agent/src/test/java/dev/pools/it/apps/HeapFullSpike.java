@@ -13,8 +13,7 @@ import java.util.TreeSet;
  * A host that fills the Java heap, catches the {@code OutOfMemoryError}, holds the heap full for a
  * moment while the agent's threads run into it, then frees it and goes on: it holds 10 buffers
  * before and 10 after, drops 200 and waits until the collector has brought them back (at most a
- * minute), then prints the agent's threads still alive and ends normally. Run with {@code -Xmx32m},
- * and {@code started} (the spike once the recording runs) or {@code starting} (once its thread runs).
+ * minute), then prints the agent's threads still alive and ends normally. Run with {@code -Xmx32m}.
  */
 public final class HeapFullSpike {
 
@@ -22,12 +21,10 @@ public final class HeapFullSpike {
     static List<long[]> heap;
 
     public static void main(String[] args) throws Exception {
-        // "started": the spike comes while the recording writes its batches; "starting": while it may
-        // still be starting (its thread runs, its file may not be made yet). Either way once the
-        // agent's own start is over (it starts the recording's thread last): a full heap in the middle
-        // of that leaves the pools out for the run (said on stderr), which is not what this is about.
-        boolean started = args[0].equals("started");
-        for (int i = 0; i < 200 && !(started ? Recorder.started() : threads().contains("pools-recorder")); i++) {
+        // Once the recording runs: a full heap in the middle of the agent's or the recording's start
+        // can leave them out for the run (a class whose initialiser it interrupts cannot be used
+        // again; said on stderr), which is not what this is about.
+        for (int i = 0; i < 200 && !Recorder.started(); i++) {
             Thread.sleep(50);
         }
         fill(); // every class and call of the program resolved before the spike

@@ -41,6 +41,12 @@ final class RecordingSummary {
     private static Pool laterWithPeaks(Pool a, Pool b) {
         Pool later = b.time().isBefore(a.time()) ? a : b;
         Pool earlier = later == a ? b : a;
+        if (!later.kind().equals(earlier.kind())
+                || later.pageSize() != earlier.pageSize()
+                || later.maxSlice() != earlier.maxSlice()
+                || later.pagesCap() != earlier.pagesCap()) {
+            return later; // another pool at that index: another layout's
+        }
         return new Pool(
                 later.time(),
                 later.index(),

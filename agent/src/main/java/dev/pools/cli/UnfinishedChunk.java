@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -53,11 +54,15 @@ final class UnfinishedChunk {
         if (ended || scan[0] == 0) {
             return new Whole(file, ended);
         }
-        // Not ended: maybe a running JVM's, which appends a batch, then rewrites the header to count it.
-        // Read in place, what it appends meanwhile would follow the chunk as a damaged next one ("Not a
-        // Flight Recorder file"); and a copy of the size read before may come with a header rewritten
-        // since, which counts more than the copy holds. So: copy all there is (the header first, so
-        // it counts only bytes written before it, which never change), then keep its whole chunks.
+        if (!written(file)) {
+            // A killed JVM's: it changes no more. Bytes past the chunks it counted are left out.
+            return scan[0] == scan[1] ? new Whole(file, false) : new Whole(copy(file, scan[0], false), false);
+        }
+        // A running JVM's, which appends a batch, then rewrites the header to count it. Read in place,
+        // what it appends meanwhile would follow the chunk as a damaged next one ("Not a Flight
+        // Recorder file"); and a copy of the size read before may come with a header rewritten since,
+        // which counts more than the copy holds. So: copy all there is (the header first, so it counts
+        // only bytes written before it, which never change), then keep its whole chunks.
         Path copy = copy(file, Long.MAX_VALUE, false);
         try {
             long whole = scan(copy)[0];
@@ -71,6 +76,24 @@ final class UnfinishedChunk {
             throw e;
         }
         return new Whole(copy, false);
+    }
+
+    /**
+     * Whether a running JVM writes {@code file}: the agent holds a lock on the file it writes, which a
+     * shared lock of this reader's conflicts with. False where the file system has no locks (nor did
+     * the writer then).
+     */
+    static boolean written(Path file) {
+        try (FileChannel c = FileChannel.open(file, StandardOpenOption.READ)) {
+            FileLock lock = c.tryLock(0, Long.MAX_VALUE, true);
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** The end of {@code file}'s whole chunks, its length, and the last whole chunk's flags. */

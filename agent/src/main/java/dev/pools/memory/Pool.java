@@ -211,21 +211,23 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final void free(Lease[] leases, int from, int to) {
         lock.lock();
         try {
+            long bytes = 0;
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i], true);
+                bytes += leases[i].size;
             }
-            collectorFrees = collectorFrees + (to - from);
+            collectorFreedBytes = collectorFreedBytes + bytes;
         } finally {
             lock.unlock();
         }
     }
 
-    /** How many leases the collector's releases gave back to this pool; written under the lock. */
-    private volatile long collectorFrees;
+    /** How many bytes the collector's releases gave back to this pool; written under the lock. */
+    private volatile long collectorFreedBytes;
 
-    /** How many leases the collector's releases have given back to this pool so far. */
-    final long collectorFrees() {
-        return collectorFrees;
+    /** How many bytes the collector's releases have given back to this pool so far. */
+    final long collectorFreedBytes() {
+        return collectorFreedBytes;
     }
 
     private void freeLocked(Lease lease, boolean byCollector) {

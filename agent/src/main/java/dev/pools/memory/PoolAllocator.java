@@ -187,14 +187,15 @@ public final class PoolAllocator {
      * request fits or the collector has queued every unreachable buffer and all of them are back
      * (requests that run out while a collection is under way wait for it and share it, instead of
      * each making one more); (4) give empty pages back,
-     * retry; (5) under {@code fail}, while the collection gave something back, go again from (3), up
+     * retry; (5) under {@code fail}, while the collection gave the pools that take the size back at
+     * least as many bytes as asked for, go again from (3), up
      * to {@link #COLLECTION_ROUNDS} collections ({@link #anotherRound}). Nothing spills, falls back or is refused while a lease a collection found is still
      * queued, and a request that fits after the first batch does not wait for the rest (one
      * collection can find millions of dropped buffers; the release thread takes them).
      */
     private Anchor reserveAfterReleasing(int size, int site, boolean mustCollect, Outrun outrun) {
         long begunBefore = collectionsBegun;
-        long releasedBefore = current.collectorFreesTaking(size);
+        long releasedBefore = current.collectorFreedBytesTaking(size);
         Anchor anchor = Releaser.releaseQueued(() -> reserve(size, site, true, false));
         if (anchor == null) {
             // What the last collection found unreachable may still be on its way to the queue.
@@ -265,9 +266,11 @@ public final class PoolAllocator {
             // What the collections that began since this request last found no room gave back to the
             // pools that take its size, whoever made them (a shared one may have given it back before
             // this request got here).
-            long released = current.collectorFreesTaking(size);
-            if (anchor != null || !anotherRound(round, released > releasedBefore)) {
-                outrun.collections = anchor == null && released > releasedBefore ? round : 0;
+            long released = current.collectorFreedBytesTaking(size);
+            // As much as the request asks: a few small buffers freed beside live ones are no room for it.
+            boolean gaveBack = released - releasedBefore >= size;
+            if (anchor != null || !anotherRound(round, gaveBack)) {
+                outrun.collections = anchor == null && gaveBack ? round : 0;
                 collectionNanos.add(System.nanoTime() - now);
                 return anchor;
             }
@@ -283,17 +286,18 @@ public final class PoolAllocator {
 
     /**
      * How many collections a request refused under {@code on_exhausted: fail} may go through: each
-     * after the one before gave something back that other threads took before the request could.
+     * after the one before gave back at least the bytes asked for, and still no room was found.
      */
     static final int COLLECTION_ROUNDS = 8;
 
     /**
      * Whether a request the pools still cannot serve after its {@code round}-th collection goes
      * through one more. Under {@code fail} a refusal is an {@code OutOfMemoryError} in the host, and
-     * must mean the memory is really held: while a collection gives back buffers (that threads
-     * dropped, and threads that kept asking took their room before this request), the buffers dropped
-     * since may hold the room it needs, and a collection that begins now finds them. One that gives
-     * nothing back shows the room is held by live buffers. Under {@code fallback} the request is
+     * must mean the memory is really held: while a collection gives the pools that take its size back
+     * at least the bytes it asks for (buffers threads dropped, whose room threads that kept asking
+     * took before this request), the buffers dropped since may hold the room it needs, and a
+     * collection that begins now finds them. One that gives back less (a few small buffers beside
+     * live ones) shows the room is held by live buffers. Under {@code fallback} the request is
      * served by the JDK instead, and is not made to wait for more collections.
      */
     private boolean anotherRound(int round, boolean gaveBack) {
@@ -301,10 +305,9 @@ public final class PoolAllocator {
     }
 
     /**
-     * Of a request the pools did not serve: how many collections gave back room that other threads
-     * took before it could, the last of them included (0: the last gave back nothing, the room is
-     * held). Its refusal says so: the room was there, held by buffers dropped faster than collections
-     * find them, not by live ones.
+     * Of a request the pools did not serve: how many collections each gave back at least the bytes it
+     * asked for while it still found no room, the last of them included (0: the last gave back less,
+     * the room is held). Its refusal says so: room came back, and other threads may have taken it.
      */
     private static final class Outrun {
         int collections;
@@ -312,8 +315,9 @@ public final class PoolAllocator {
         String why() {
             return collections == 0
                     ? ""
-                    : "; " + collections + " collection" + (collections == 1 ? "" : "s")
-                            + " gave back room that other threads took first (buffers dropped, not released,"
+                    : "; " + collections + " collection" + (collections == 1 ? " " : "s each ")
+                            + "gave these pools back at least the bytes asked for, and the request still found"
+                            + " no room (other threads may have taken it first: buffers dropped, not released,"
                             + " faster than collections find them)";
         }
     }

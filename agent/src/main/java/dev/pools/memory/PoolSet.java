@@ -70,12 +70,12 @@ final class PoolSet {
         return false;
     }
 
-    /** How many leases the collector's releases have given back to the pools that take {@code size}. */
-    long collectorFreesTaking(int size) {
+    /** How many bytes the collector's releases have given back to the pools that take {@code size}. */
+    long collectorFreedBytesTaking(int size) {
         long n = 0;
         for (Pool pool : pools) {
             if (pool.accepts(size) || pool.acceptsAsLastResort(size)) {
-                n += pool.collectorFrees();
+                n += pool.collectorFreedBytes();
             }
         }
         return n;

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -203,13 +204,23 @@ final class EventFile implements Closeable {
     static EventFile createBesideOthers(Path path, List<Class<?>> eventClasses, long startTicks, long startMillis)
             throws IOException {
         String kept = null;
+        int moved = 0;
         for (int n = 1; n <= MAX_OTHERS; n++) {
             Path candidate = n == 1 ? path : numbered(path, n);
+            Object before = fileKey(candidate);
             FileChannel channel = FileChannel.open(
                     candidate, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             boolean ours = false;
             try {
                 String other = othersRecording(channel);
+                if (other == null && before != null && !before.equals(fileKey(candidate)) && moved++ < MAX_MOVES) {
+                    // Another file was renamed to the name between the open and the lock (a JVM's
+                    // rotation at report.max_size, which ends and lets go of its old file just after):
+                    // the file locked is no longer at the name. Look again.
+                    channel.close();
+                    n--;
+                    continue;
+                }
                 if (other == null) {
                     ours = true;
                     EventFile file = new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
@@ -236,6 +247,18 @@ final class EventFile implements Closeable {
 
     /** How many names {@link #createBesideOthers} tries. */
     static final int MAX_OTHERS = 1000;
+
+    /** How many times {@link #createBesideOthers} looks again at a name another file was renamed to. */
+    private static final int MAX_MOVES = 100;
+
+    /** What tells the file at {@code path} from another (device and inode), or null if there is none. */
+    private static Object fileKey(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
 
     /** {@code pools-web.jfr} as {@code pools-web-2.jfr}; {@code out} as {@code out-2}. */
     static Path numbered(Path path, int n) {

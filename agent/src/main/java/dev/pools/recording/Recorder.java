@@ -511,8 +511,10 @@ public final class Recorder {
             // The replaced pools' last reports first: their peaks since the last batch (an install of
             // the same layout, made between two batches, lost the peak of the run; report then keeps
             // the larger of the peaks under one layout).
+            // Only for an install the file saw begin: the one before the recording's start is told here
+            // once as the layout in force, and the pools it replaced are not the file's.
             PoolAllocator allocator = pools;
-            List<PoolReport> last = allocator == null ? null : allocator.retiredReports();
+            List<PoolReport> last = allocator == null || !layoutRecorded ? null : allocator.retiredReports();
             if (last != null) {
                 emitReports(TO_CURRENT, last);
             }
@@ -641,24 +643,30 @@ public final class Recorder {
         }
         recorded.tellInstalled(new SwitchTo(old, fresh, allocator, sampler));
         try {
-            old.close();
-        } catch (IOException | RuntimeException e) {
-            Log.once("recording-rotate-end", "the end of " + old.path() + " could not be written: " + e);
-        }
-        droppedBefore += old.dropped();
-        // A failure here is the new file's, and stops the recording as any failed batch does.
-        Batch first = new Batch(sink(fresh), allocator, false);
-        recorded.tellInstalled(first);
-        write(fresh, sampler.sample(allocator.usage(first.reports)));
-        fresh.flush();
-        try {
-            fresh.moveTo(path);
-        } catch (IOException | RuntimeException e) {
-            rotating = false;
-            Log.once(
-                    "recording-rotate",
-                    "the recording could not be set aside at report.max_size; it goes on in " + fresh.path()
-                            + ", unbounded: " + e);
+            // A failure here is the new file's, and stops the recording as any failed batch does.
+            Batch first = new Batch(sink(fresh), allocator, false);
+            recorded.tellInstalled(first);
+            write(fresh, sampler.sample(allocator.usage(first.reports)));
+            fresh.flush();
+            try {
+                fresh.moveTo(path);
+            } catch (IOException | RuntimeException e) {
+                rotating = false;
+                Log.once(
+                        "recording-rotate",
+                        "the recording could not be set aside at report.max_size; it goes on in " + fresh.path()
+                                + ", unbounded: " + e);
+            }
+        } finally {
+            // Ended and closed (which lets go of its lock) only once the new file is at the name: until
+            // then the file there is this JVM's, unended and locked, and a JVM that starts with the same
+            // name leaves it alone (closed first, it was taken over, and the new JVM's recording lost).
+            try {
+                old.close();
+            } catch (IOException | RuntimeException e) {
+                Log.once("recording-rotate-end", "the end of " + old.path() + " could not be written: " + e);
+            }
+            droppedBefore += old.dropped();
         }
     }
 

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.it.apps.ApiApp;
+import dev.pools.it.apps.EarlyInstall;
 import dev.pools.it.apps.HeapFullSpike;
 import dev.pools.it.apps.HookAllocates;
 import dev.pools.it.apps.NativeHeld;
 import dev.pools.it.apps.RecordedWorkload;
+import dev.pools.it.apps.RefuseUntilKilled;
 import dev.pools.it.apps.ReinstallSame;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -204,6 +206,26 @@ class RecordingIT {
     }
 
     /**
+     * An install of another layout before the recording starts: the file knows only the layout in
+     * force, and its pools. Before, the replaced pools' last reports went into the file ahead of
+     * it: report listed a pool that no longer existed (10 pages) and gave the new pool the old
+     * one's peak, and suggest capped both (a review).
+     */
+    @Test
+    void an_install_before_the_recording_starts_leaves_no_pool_of_the_layout_it_replaced() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT.replace("period: 200 ms", "period: 5 s"));
+        Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("layout.yaml"))), EarlyInstall.class);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("installed, holding 1"), r.toString());
+        Forked.Result report = Forked.cli(dir, "report", recording().toString());
+        assertEquals(0, report.exit(), report.toString());
+        List<String> rows =
+                report.out().lines().filter(l -> l.matches(" +\\d+ +sliced .*")).toList();
+        assertEquals(1, rows.size(), report.out());
+        assertTrue(rows.get(0).matches(" +0 +sliced +4 MiB +4 MiB +none +1 +1 .*"), report.out());
+    }
+
+    /**
      * A host that catches a heap {@code OutOfMemoryError} and goes on keeps the agent: its release
      * thread, its recording and its MBean poller outlive the full heap. Before, each of them died of
      * the error (the release thread in building its own message about it): the buffers dropped since
@@ -348,6 +370,48 @@ class RecordingIT {
         assertEquals(0, killed.exit(), killed.toString());
         assertTrue(killed.out().contains("process " + p.pid() + "\n"), killed.out());
         assertTrue(killed.out().contains("its JVM did not end the recording"), killed.out());
+    }
+
+    /**
+     * The same while the first JVM sets its file aside at {@code report.max_size} every few
+     * milliseconds: the file at the name is always its, and locked. Before, a rotation ended and let
+     * go of the old file before the new one was at the name, and a JVM that opened the name in
+     * between wrote into the old file, which the next rotation dropped (a review: 9 of 40 runs).
+     */
+    @Test
+    void a_jvm_of_the_same_name_never_takes_the_file_of_one_that_sets_it_aside() throws Exception {
+        Files.writeString(
+                dir.resolve("rotating.yaml"),
+                LAYOUT.replace("run-%p.jfr", "same.jfr").replace("period: 200 ms", "period: 10 ms\n  max_size: 64 KiB")
+                        + "on_exhausted: fail\n");
+        Files.writeString(dir.resolve("layout.yaml"), LAYOUT.replace("run-%p.jfr", "same.jfr"));
+        List<String> cmd = new ArrayList<>(List.of(Forked.java(), Forked.agent(Path.of("rotating.yaml"))));
+        cmd.addAll(List.of("-cp", Forked.TEST_CLASSES.toString(), RefuseUntilKilled.class.getName()));
+        Process rotating = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectError(dir.resolve("rotating.err").toFile())
+                .start();
+        try {
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(rotating.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("refusing", out.readLine());
+            // Until it has set its file aside at least once.
+            for (int i = 0; i < 600 && !Files.exists(dir.resolve("same.jfr.1")); i++) {
+                Thread.sleep(50);
+            }
+            assertTrue(Files.exists(dir.resolve("same.jfr.1")), Files.readString(dir.resolve("rotating.err")));
+            for (int run = 0; run < 8; run++) {
+                Forked.Result other = Forked.app(
+                        dir, List.of(Forked.agent(Path.of("layout.yaml"))), RecordedWorkload.class, "normal");
+                assertEquals(0, other.exit(), other.toString());
+                assertTrue(
+                        other.err().contains("this JVM's recording goes to " + Path.of("same-2.jfr")),
+                        "run " + run + ": " + other);
+            }
+        } finally {
+            rotating.destroyForcibly();
+            rotating.waitFor(60, TimeUnit.SECONDS);
+        }
     }
 
     @Test

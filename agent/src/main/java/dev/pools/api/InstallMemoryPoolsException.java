@@ -14,7 +14,10 @@ public final class InstallMemoryPoolsException extends Exception {
     public enum Kind {
         /** The pools still hold live allocations ({@link #bytesInUse()}). Transient: retry once they drain. */
         POOLS_IN_USE,
-        /** The pools are shutting down with the JVM. Permanent: there is no later moment to retry at. */
+        /**
+         * The pools are shutting down with the JVM, or stopped after an error inside them
+         * ({@link #getMessage()} says which). Permanent: there is no later moment to retry at.
+         */
         UNAVAILABLE,
         /** No pools agent is attached to this JVM. Permanent. */
         UNSUPPORTED,
@@ -38,6 +41,11 @@ public final class InstallMemoryPoolsException extends Exception {
 
     public static InstallMemoryPoolsException unavailable() {
         return new InstallMemoryPoolsException(Kind.UNAVAILABLE, 0, "the pools are shutting down");
+    }
+
+    /** The pools stopped after an error inside them, {@code why}; nothing is installed in this JVM any more. */
+    public static InstallMemoryPoolsException stopped(String why) {
+        return new InstallMemoryPoolsException(Kind.UNAVAILABLE, 0, why);
     }
 
     public static InstallMemoryPoolsException unsupported() {

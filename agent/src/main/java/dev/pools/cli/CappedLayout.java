@@ -50,7 +50,10 @@ final class CappedLayout {
             if (r.recoveredFrom != null) {
                 b.append("# ")
                         .append(r.file.getFileName())
-                        .append(": recovered from a JVM that did not exit cleanly, up to its last batch.\n");
+                        .append(
+                                r.running
+                                        ? ": read while its JVM runs, up to its last batch.\n"
+                                        : ": recovered from a JVM that did not exit cleanly, up to its last batch.\n");
             }
             if (r.attachedLate) {
                 b.append("# ")

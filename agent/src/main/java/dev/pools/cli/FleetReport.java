@@ -70,7 +70,7 @@ final class FleetReport {
     }
 
     static String state(RecordingSummary s) {
-        return s.recoveredFrom == null ? "complete" : "recovered";
+        return s.recoveredFrom == null ? "complete" : s.running ? "running" : "recovered";
     }
 
     String text() {
@@ -123,11 +123,16 @@ final class FleetReport {
                 refusals);
         StringBuilder b = new StringBuilder();
         b.append("fleet: ").append(runs.size()).append(" JVMs");
-        long recovered = runs.stream().filter(s -> s.recoveredFrom != null).count();
+        long recovered =
+                runs.stream().filter(s -> s.recoveredFrom != null && !s.running).count();
+        long running = runs.stream().filter(s -> s.running).count();
         if (recovered > 0) {
             b.append(", ")
                     .append(recovered)
                     .append(" recovered from a JVM that did not exit cleanly (up to its last batch)");
+        }
+        if (running > 0) {
+            b.append(", ").append(running).append(" read while the JVM runs (up to its last batch)");
         }
         if (folder != null) {
             b.append(", recordings in ").append(folder);

@@ -118,6 +118,11 @@ final class RecordingSummary {
     final Path file;
     /** The JFR repository read instead of {@link #file}, for a JVM that never wrote its recording; null when complete. */
     Path recoveredFrom;
+    /**
+     * With {@link #recoveredFrom}: the file's JVM was still running and writing it when it was read
+     * (not killed): what it had written up to its last batch.
+     */
+    boolean running;
     /** Read from a file the JDK's recorder wrote (with the pools' events in it), not the agent's own. */
     boolean byJdkRecorder;
     /** From {@code jdk.JVMInformation}: the process id; -1 when not recorded. */
@@ -279,7 +284,14 @@ final class RecordingSummary {
                     files.add(s.file);
                 }
             }
-            out.add(read(files, timeline));
+            // Read in the order they were written: each file begins with the layout as it stands, and that
+            // statement, read before the earlier file's reports, dropped them as if from before an install
+            // (a review: the peak of 3 pages held before an install of the same layout read as 1).
+            List<Path> written = jvm.stream()
+                    .sorted(Comparator.comparing((RecordingSummary s) -> s.start))
+                    .map(s -> s.file)
+                    .toList();
+            out.add(read(files, written, timeline));
         }
         return out;
     }
@@ -294,13 +306,14 @@ final class RecordingSummary {
      * ({@code <file>.d}): that is read instead. Such a folder may also be given directly.
      */
     static RecordingSummary read(Path file, boolean timeline) {
-        return read(List.of(file), timeline);
+        return read(List.of(file), List.of(file), timeline);
     }
 
     /** Reads the files of one JVM as one recording, named by the first ({@link #oneSummaryPerJvm}). */
-    private static RecordingSummary read(List<Path> files, boolean timeline) {
+    private static RecordingSummary read(List<Path> files, List<Path> written, boolean timeline) {
         RecordingSummary s = new RecordingSummary(files.get(0), timeline);
-        for (Path file : files) {
+        s.parts.addAll(files);
+        for (Path file : written) {
             s.readPart(file);
         }
         s.check();
@@ -310,7 +323,6 @@ final class RecordingSummary {
     /** Reads one file into this summary; any problem with it is a {@link BadInput} with one line naming it. */
     private void readPart(Path file) {
         RecordingSummary s = this;
-        s.parts.add(file);
         try {
             List<Path> chunks = recoverable(file);
             if (chunks == null) {
@@ -327,6 +339,7 @@ final class RecordingSummary {
                 // flag unset in a file it dumps (JFR.dump, disk=false) from a JVM that runs on, or ended.
                 if (!whole.ended() && !s.byJdkRecorder) {
                     s.recoveredFrom = file;
+                    s.running = whole.running();
                 }
             } else {
                 s.recoveredFrom = Files.isDirectory(file) ? file : repositoryOf(file);

@@ -99,7 +99,12 @@ final class ReportCommand implements Callable<Integer> {
         if (s.attachedLate) {
             b.append("attached late: the agent was loaded into the running JVM; what it held before is not here\n");
         }
-        if (s.recoveredFrom != null) {
+        if (s.running) {
+            b.append("read while its JVM runs: ")
+                    .append(s.recoveredFrom)
+                    .append(" is what it had written up to its last batch, without the call sites and request sizes")
+                    .append(" of its end\n");
+        } else if (s.recoveredFrom != null) {
             b.append("recovered from ")
                     .append(s.recoveredFrom)
                     .append(": its JVM did not end the recording (killed?); this is what it had written, up to")
@@ -276,6 +281,7 @@ final class ReportCommand implements Callable<Integer> {
         m.put("end", s.end.toString());
         m.put("pid", s.pid);
         m.put("recoveredFrom", s.recoveredFrom == null ? null : s.recoveredFrom.toString());
+        m.put("running", s.running);
         m.put(
                 "layout",
                 Json.obj(EventNames.KIND, s.layoutKind, EventNames.SOURCE, s.layoutSource, "yaml", s.layoutYaml));

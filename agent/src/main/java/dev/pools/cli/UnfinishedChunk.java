@@ -38,9 +38,10 @@ final class UnfinishedChunk {
 
     /**
      * A recording file as read: {@code readable} (the file, or a copy of its whole chunks that the
-     * caller deletes) and whether the recording ended with its JVM.
+     * caller deletes), whether the recording ended with its JVM, and whether a running JVM still
+     * writes it (its writer holds the file's lock; false for an ended one).
      */
-    record Whole(Path readable, boolean ended) {}
+    record Whole(Path readable, boolean ended, boolean running) {}
 
     /**
      * The whole chunks of {@code file} and whether its last one is marked as the recording's end. The
@@ -52,11 +53,13 @@ final class UnfinishedChunk {
         long[] scan = scan(file);
         boolean ended = scan[0] == scan[1] && (scan[2] & FINAL_CHUNK) != 0;
         if (ended || scan[0] == 0) {
-            return new Whole(file, ended);
+            return new Whole(file, ended, false);
         }
         if (!written(file)) {
             // A killed JVM's: it changes no more. Bytes past the chunks it counted are left out.
-            return scan[0] == scan[1] ? new Whole(file, false) : new Whole(copy(file, scan[0], false), false);
+            return scan[0] == scan[1]
+                    ? new Whole(file, false, false)
+                    : new Whole(copy(file, scan[0], false), false, false);
         }
         // A running JVM's, which appends a batch, then rewrites the header to count it. Read in place,
         // what it appends meanwhile would follow the chunk as a damaged next one ("Not a Flight
@@ -75,7 +78,7 @@ final class UnfinishedChunk {
             Files.deleteIfExists(copy);
             throw e;
         }
-        return new Whole(copy, false);
+        return new Whole(copy, false, true);
     }
 
     /**

@@ -92,7 +92,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         AllocationTrace trace = owner.options().trace();
         lock.lock();
         try {
-            if (retired || !takeLocked(lease, retry)) {
+            if (retired || owner.stoppedBy != null || !takeLocked(lease, retry)) {
                 return null;
             }
             if (listsLeases()) {
@@ -104,6 +104,12 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
                 // them.
                 lease.traceId = trace.allocated(size, site);
             }
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }
@@ -201,7 +207,15 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         }
         lock.lock();
         try {
-            freeLocked(lease, false);
+            if (owner.stoppedBy == null) {
+                freeLocked(lease, false);
+            }
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }
@@ -211,12 +225,21 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final void free(Lease[] leases, int from, int to) {
         lock.lock();
         try {
+            if (owner.stoppedBy != null) {
+                return;
+            }
             long bytes = 0;
             for (int i = from; i < to; i++) {
                 freeLocked(leases[i], true);
                 bytes += leases[i].size;
             }
             collectorFreedBytes = collectorFreedBytes + bytes;
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }
@@ -295,7 +318,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final List<Object> emptyPages() {
         lock.lock();
         try {
-            return emptyPagesLocked();
+            return owner.stoppedBy != null ? List.of() : emptyPagesLocked();
         } finally {
             lock.unlock();
         }
@@ -308,10 +331,19 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final boolean drainForGiveBack() {
         lock.lock();
         try {
+            if (owner.stoppedBy != null) {
+                return false;
+            }
             int before = emptyPagesLocked().size();
             drainCachesLocked();
             freeIdleLocked();
             return emptyPagesLocked().size() > before;
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }
@@ -324,7 +356,13 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final int releaseStillEmpty(Set<Object> earlier) {
         lock.lock();
         try {
-            return releaseStillEmptyLocked(earlier);
+            return owner.stoppedBy != null ? 0 : releaseStillEmptyLocked(earlier);
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }
@@ -392,8 +430,17 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final int cleanup() {
         lock.lock();
         try {
+            if (owner.stoppedBy != null) {
+                return 0;
+            }
             drainCachesLocked();
             return releaseEmptyPagesLocked();
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }

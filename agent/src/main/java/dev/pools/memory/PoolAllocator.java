@@ -1,6 +1,7 @@
 package dev.pools.memory;
 
 import dev.pools.api.InstallMemoryPoolsException;
+import dev.pools.log.Log;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -65,6 +66,21 @@ public final class PoolAllocator {
     private final CallSites sites;
     private volatile PoolSet current;
     private volatile boolean shutdown;
+
+    /**
+     * The error that came out of the pools in the middle of a change, or null while none has: a
+     * {@code StackOverflowError} of a request made at the end of its thread's stack (a host that
+     * recurses deep and catches the error), or a defect. The change may be half made (a free slice
+     * split with no lease to own it, a tree with a node missing), so from then on nothing is taken
+     * from the pools or given back to them, whatever the JVM does next: the memory they hold stays
+     * reserved until it ends, and the JDK serves every later request, counted as a fallback (said
+     * once on stderr, and as the reason of each). Written with no call in between, in the handler
+     * of the frame that holds the pool's lock, before the lock is let go (a call there could
+     * overflow the stack again), so that no other thread takes the lock and finds the half-made
+     * change. A full Java heap is not such an error: the pools allocate before they change.
+     */
+    volatile Throwable stoppedBy;
+
     private volatile long lastCollect = System.nanoTime() - COLLECT_INTERVAL_NANOS;
     /** {@link NativeAccess#pageRefusals()} when the exhausted path last gave empty pages back. */
     private volatile long emptiedAtRefusals;
@@ -126,6 +142,9 @@ public final class PoolAllocator {
         if (size <= 0) {
             return size == 0 ? NativeAccess.emptyBuffer() : ByteBuffer.allocateDirect(size);
         }
+        if (stoppedBy != null) {
+            return afterStop(size, site);
+        }
         NativeAccess.requireAvailable();
         boolean fits = size <= Sizes.MAX_PAGE && current.takes(size);
         Anchor anchor = fits ? reserve(size, site, false, false) : null;
@@ -137,9 +156,42 @@ public final class PoolAllocator {
             anchor = reserveAfterReleasing(size, site, false, outrun);
         }
         if (anchor == null) {
-            return exhausted(size, site, fits, outrun);
+            return stoppedBy != null ? afterStop(size, site) : exhausted(size, site, fits, outrun);
         }
         return handOut(anchor, size, site);
+    }
+
+    /** The error that stopped the pools ({@link #stoppedBy}), or null while they run. */
+    public Throwable stoppedBy() {
+        return stoppedBy;
+    }
+
+    /** What a refusal says of every request the JDK served since the pools stopped, before the error. */
+    public static final String STOPPED = "the pools stopped after an error inside them: ";
+
+    /** A request once the pools stopped ({@link #stoppedBy}): the JDK's, counted as a fallback. */
+    private ByteBuffer afterStop(int size, int site) {
+        Throwable cause = stoppedBy;
+        Log.once(
+                "stopped",
+                STOPPED + cause
+                        + " (a request at the end of its thread's stack?) came out of them in the middle of a change;"
+                        + " what they hold stays reserved until the JVM ends, and the JDK serves every request from"
+                        + " now on, counted as a fallback");
+        ByteBuffer fallback = ByteBuffer.allocateDirect(size);
+        fellBack(size, site, STOPPED + cause);
+        return fallback;
+    }
+
+    /** Counts a request the JDK served instead of the pools, and records why. */
+    private void fellBack(int size, int site, String reason) {
+        refused(size, site, reason, true);
+        fallbackAllocs.increment();
+        fallbackBytes.add(size);
+        sites.fellBack(site, size);
+        if (options.trace != null) {
+            options.trace.fellBack(size, site);
+        }
     }
 
     /** The buffer of a reserved lease, counted at its call site. */
@@ -167,13 +219,14 @@ public final class PoolAllocator {
     }
 
     private Anchor reserve(int size, int site, boolean retry, boolean spill) {
-        while (true) {
+        while (stoppedBy == null) {
             PoolSet set = current;
             Anchor anchor = set.reserve(size, site, retry, spill);
             if (anchor != null || !set.retired) {
                 return anchor;
             }
         }
+        return null;
     }
 
     /**
@@ -230,7 +283,7 @@ public final class PoolAllocator {
             return reserve(size, site, true, true);
         }
         lastCollect = now;
-        for (int round = 1; ; round++) {
+        for (int round = 1; stoppedBy == null; round++) {
             long before = collectorReleases.sum();
             boolean collected = false;
             Runnable hook = beforeCollecting;
@@ -282,6 +335,7 @@ public final class PoolAllocator {
                 return anchor;
             }
         }
+        return null;
     }
 
     /**
@@ -352,13 +406,7 @@ public final class PoolAllocator {
                 throw e;
             }
         }
-        refused(size, site, reason, true);
-        fallbackAllocs.increment();
-        fallbackBytes.add(size);
-        sites.fellBack(site, size);
-        if (options.trace != null) {
-            options.trace.fellBack(size, site);
-        }
+        fellBack(size, site, reason);
         return fallback;
     }
 
@@ -420,7 +468,7 @@ public final class PoolAllocator {
             return false;
         }
         PoolAllocator owner = lease.pool.owner;
-        if (!owner.claim(lease, true)) {
+        if (owner.stoppedBy != null || !owner.claim(lease, true)) {
             return false;
         }
         CallSites.ThreadCounts known = lease.pool.knownCounts(lease);
@@ -470,7 +518,7 @@ public final class PoolAllocator {
      * for every allocating thread; the allocation that next takes it zeroes it.
      */
     boolean claimCollected(Lease lease) {
-        if (!lease.claimRelease()) {
+        if (stoppedBy != null || !lease.claimRelease()) {
             return false;
         }
         if (options.poisonOnFree || !lease.pool.zeroesAtHandOut(lease)) {
@@ -515,6 +563,10 @@ public final class PoolAllocator {
         if (shutdown) {
             throw InstallMemoryPoolsException.unavailable();
         }
+        Throwable stop = stoppedBy;
+        if (stop != null) {
+            throw InstallMemoryPoolsException.stopped(STOPPED + stop);
+        }
         Releaser.drainNow();
         PoolSet old = current;
         int locked = 0;
@@ -546,6 +598,11 @@ public final class PoolAllocator {
             }
             old.retired = true;
             current = new PoolSet(this, layout);
+        } catch (InstallMemoryPoolsException | OutOfMemoryError e) {
+            throw e;
+        } catch (Throwable t) {
+            stoppedBy = t; // with the locks still held (see stoppedBy)
+            throw t;
         } finally {
             for (int i = locked - 1; i >= 0; i--) {
                 old.pools[i].lock.unlock();

@@ -529,23 +529,31 @@ final class SlicingPool extends Pool {
         if (slice == null) {
             return false;
         }
-        // A slot's token holds the lease it serves, not its run's array: the threads that share a run
-        // would otherwise write one cache line at every request and release.
-        slice.cached = false;
-        slice.lease = lease;
-        lease.slot = slice;
-        lease.address = slice.page.block.address + slice.offset;
-        lease.published();
-        mine.served(lease.size);
-        if (closing || retired) {
-            // An install is deciding whether the pool is empty: serve through the lock instead.
-            mine.unserved(lease.size);
-            slice.lease = null;
-            lease.slot = null;
-            backToPool(slice);
-            return false;
+        try {
+            // A slot's token holds the lease it serves, not its run's array: the threads that share a run
+            // would otherwise write one cache line at every request and release.
+            slice.cached = false;
+            slice.lease = lease;
+            lease.slot = slice;
+            lease.address = slice.page.block.address + slice.offset;
+            lease.published();
+            mine.served(lease.size);
+            if (closing || retired) {
+                // An install is deciding whether the pool is empty: serve through the lock instead.
+                mine.unserved(lease.size);
+                slice.lease = null;
+                lease.slot = null;
+                backToPool(slice);
+                return false;
+            }
+            return true;
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         }
-        return true;
     }
 
     /**
@@ -580,31 +588,39 @@ final class SlicingPool extends Pool {
         if (slot < 0) {
             return false;
         }
-        if (run == null) {
-            assert !slice.free && slice.lease == lease : "caching a slice that is not this lease's: " + slice;
-            slice.lease = null;
-        } else {
-            // Rare: once the slot's token exists, its next leases come from the cache, and name it.
-            assert run.leases[i] == lease : "caching a slot that is not this lease's: " + i + " of " + run;
-            if (slice == null) {
-                // The slot's token, made once by the thread that releases the slot's lease: until the
-                // slot is cached, nothing else reads or writes this element.
-                slice = new Slice(run.slice.page, run.slice.offset + i * run.length, run.length);
-                slice.run = run;
-                run.tokens[i] = slice;
+        try {
+            if (run == null) {
+                assert !slice.free && slice.lease == lease : "caching a slice that is not this lease's: " + slice;
+                slice.lease = null;
+            } else {
+                // Rare: once the slot's token exists, its next leases come from the cache, and name it.
+                assert run.leases[i] == lease : "caching a slot that is not this lease's: " + i + " of " + run;
+                if (slice == null) {
+                    // The slot's token, made once by the thread that releases the slot's lease: until the
+                    // slot is cached, nothing else reads or writes this element.
+                    slice = new Slice(run.slice.page, run.slice.offset + i * run.length, run.length);
+                    slice.run = run;
+                    run.tokens[i] = slice;
+                }
+                run.leases[i] = null;
             }
-            run.leases[i] = null;
+            slice.cached = true;
+            slice.holder = mine;
+            mine.returned(lease.size);
+            mine.put(slot, slice);
+            if ((closing || retired) && mine.takeBack(slot, slice)) {
+                // An install is deciding whether the pool is empty: it may have looked at this slot already.
+                slice.cached = false;
+                backToPool(slice);
+            }
+            return true;
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         }
-        slice.cached = true;
-        slice.holder = mine;
-        mine.returned(lease.size);
-        mine.put(slot, slice);
-        if ((closing || retired) && mine.takeBack(slot, slice)) {
-            // An install is deciding whether the pool is empty: it may have looked at this slot already.
-            slice.cached = false;
-            backToPool(slice);
-        }
-        return true;
     }
 
     /**
@@ -614,10 +630,19 @@ final class SlicingPool extends Pool {
     private void backToPool(Slice slice) {
         lock.lock();
         try {
+            if (owner.stoppedBy != null) {
+                return;
+            }
             freeRoomLocked(slice);
             if (retired) {
                 releaseEmptyPagesLocked();
             }
+        } catch (Throwable t) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(t instanceof OutOfMemoryError)) {
+                owner.stoppedBy = t;
+            }
+            throw t;
         } finally {
             lock.unlock();
         }
@@ -632,10 +657,19 @@ final class SlicingPool extends Pool {
         ThreadCache mine = new ThreadCache(t, owner.sites().ofCurrentThread());
         lock.lock();
         try {
+            if (owner.stoppedBy != null) {
+                return null;
+            }
             drainCachesCountLocked(); // also drops the caches of threads that ended
             ThreadCache[] grown = Arrays.copyOf(caches, caches.length + 1);
             grown[caches.length] = mine;
             caches = grown;
+        } catch (Throwable e) {
+            // With no call in between (see PoolAllocator#stoppedBy).
+            if (!(e instanceof OutOfMemoryError)) {
+                owner.stoppedBy = e;
+            }
+            throw e;
         } finally {
             lock.unlock();
         }
@@ -692,7 +726,7 @@ final class SlicingPool extends Pool {
             int k = 0;
             for (int j = 0; j < all.length; j++) {
                 if (ended[j]) {
-                    all[j].addStats(endedCaches);
+                    all[j].addStats(endedCaches, owner);
                 } else {
                     kept[k++] = all[j];
                 }
@@ -709,7 +743,7 @@ final class SlicingPool extends Pool {
         }
         long[] sum = endedCaches.clone();
         for (ThreadCache c : caches) {
-            c.addStats(sum);
+            c.addStats(sum, owner);
         }
         return sum;
     }

@@ -20,7 +20,9 @@ import java.lang.invoke.VarHandle;
  * writes the counters; readers add them up with {@link #addStats}. An update changes several
  * counters (a request's count, bytes, padding), so it is framed by a sequence number, odd while the
  * owner writes: a reader retries until it read them all between the same even number, and so never
- * sees a count of one moment with the bytes of another.
+ * sees a count of one moment with the bytes of another. An owner that an error stopped in the middle
+ * of an update (a {@code StackOverflowError}) leaves the number odd; that error stops the pools too
+ * ({@link PoolAllocator#stoppedBy}), and readers then take the counters as they are.
  */
 final class ThreadCache {
 
@@ -175,10 +177,11 @@ final class ThreadCache {
 
     /**
      * Adds this cache's counters into {@code into} (maximum for {@link #LARGEST}), all as they were
-     * at one moment between the owner's updates. An update is a few stores with no lock or call in
-     * between, so the wait lasts until the owner runs again; a thread that ended writes no more.
+     * at one moment between the owner's updates. An update is a few stores with no lock in between,
+     * so the wait lasts until the owner runs again; a thread that ended writes no more, nor does any
+     * once the {@code pools} stopped ({@link PoolAllocator#stoppedBy}).
      */
-    void addStats(long[] into) {
+    void addStats(long[] into, PoolAllocator pools) {
         long[] seen = new long[STATS];
         for (int attempt = 0; ; attempt++) {
             long before = (long) STAT.getAcquire(stats, PAD + SEQUENCE);
@@ -187,7 +190,7 @@ final class ThreadCache {
             }
             VarHandle.loadLoadFence();
             long after = (long) STAT.getOpaque(stats, PAD + SEQUENCE);
-            if ((before & 1) == 0 && before == after || !owner.isAlive()) {
+            if ((before & 1) == 0 && before == after || !owner.isAlive() || pools.stoppedBy != null) {
                 break;
             }
             if (attempt < 64) {

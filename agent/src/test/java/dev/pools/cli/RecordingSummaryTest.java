@@ -67,6 +67,26 @@ class RecordingSummaryTest {
         assertEquals(Set.of(b, earlier), Set.copyOf(parts.get(0).parts));
     }
 
+    /**
+     * A JVM's file set aside at {@code report.max_size} and the file that follows it: the new file
+     * begins with the layout as it stands, written after the older file's reports. Read first (the
+     * newer file names the JVM), that statement dropped every report of the older file as if from
+     * before an install, and the peak of 3 pages held before the rotation read as 1 (a review, with
+     * an install of the same layout before the rotation, where the newer file's own reports count
+     * from the install on).
+     */
+    @Test
+    void a_file_set_aside_keeps_its_peaks_when_read_with_the_file_that_follows_it() throws Exception {
+        Path older = record("c.jfr.1", 3);
+        Path newer = record("c.jfr", 1);
+        for (List<Path> given : List.of(List.of(newer, older), List.of(older, newer))) {
+            List<RecordingSummary> read = RecordingSummary.readAll(given, false);
+            assertEquals(1, read.size(), given.toString());
+            assertEquals(newer, read.get(0).file, "the newer file names the JVM");
+            assertEquals(3, read.get(0).pools.get(0).pagesPeak(), given.toString());
+        }
+    }
+
     /** A file named twice, or under a second name (a hard link), is read once, not counted twice. */
     @Test
     void the_same_file_given_twice_is_read_once() throws Exception {

@@ -105,9 +105,10 @@ class ThreadCacheTest {
         owner.start();
         try {
             started.await();
+            PoolAllocator running = pools(64 * KIB, false);
             for (int read = 0; read < 200_000; read++) {
                 long[] stats = new long[ThreadCache.STATS];
-                cache.get().addStats(stats);
+                cache.get().addStats(stats, running);
                 long count = stats[ThreadCache.COUNT];
                 assertTrue(count == 0 || count == 1, "count " + count + " at read " + read);
                 assertEquals(count * size, stats[ThreadCache.BYTES], "bytes against count at read " + read);

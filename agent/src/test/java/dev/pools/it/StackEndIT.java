@@ -1,0 +1,62 @@
+package dev.pools.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pools.it.apps.AtTheStackEnd;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A host that recurses to the end of its thread's stack and catches the {@code StackOverflowError},
+ * asking for direct memory at every depth, as deep models and servers that survive a request's
+ * error do. The error may strike in the middle of a change to the pools; before, the change stayed
+ * half made and a review's runs crashed (a zeroing written to memory the pools no longer held),
+ * hung, or lost releases. Now the pools stop at such an error, the JDK serves the rest, and
+ * nothing a host holds is handed out twice.
+ */
+class StackEndIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void requests_at_the_end_of_a_threads_stack_never_hand_out_memory_twice_and_a_stop_is_reported() throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), RecordingIT.LAYOUT);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=1g"),
+                AtTheStackEnd.class,
+                "30");
+        assertEquals(0, r.exit(), r.toString());
+        Matcher m = Pattern.compile("overflows (\\d+) dirty 0 changed 0").matcher(r.out());
+        assertTrue(m.find(), r.toString());
+        assertTrue(Long.parseLong(m.group(1)) > 0, r.toString());
+
+        Path recording;
+        try (var files = Files.list(dir)) {
+            recording = files.filter(f -> f.getFileName().toString().matches("run-\\d+\\.jfr"))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        Forked.Result report = Forked.cli(dir, "report", recording.toString());
+        assertEquals(0, report.exit(), report.toString());
+        assertFalse(report.out().contains("did not end"), report.out());
+        String stop = "the pools stopped after an error inside them: java.lang.StackOverflowError";
+        if (r.err().contains("pools: " + stop)) {
+            // Every request after the stop is the JDK's, a fallback whose reason says why.
+            assertTrue(report.out().contains("(fallback): " + stop), report.out());
+            Matcher fallbacks = Pattern.compile("fallbacks: +(\\d+)").matcher(report.out());
+            assertTrue(fallbacks.find(), report.out());
+            assertTrue(Long.parseLong(fallbacks.group(1)) >= 2000, report.out());
+        } else {
+            assertFalse(report.out().contains(stop), report.out());
+        }
+    }
+}

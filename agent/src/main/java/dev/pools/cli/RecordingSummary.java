@@ -1,5 +1,6 @@
 package dev.pools.cli;
 
+import dev.pools.memory.PoolAllocator;
 import dev.pools.recording.EventNames;
 import dev.pools.recording.Recorder;
 import java.io.EOFException;
@@ -123,6 +124,11 @@ final class RecordingSummary {
      * (not killed): what it had written up to its last batch.
      */
     boolean running;
+    /**
+     * The reason recorded with the requests the JDK served once the pools stopped after an error
+     * inside them ({@link PoolAllocator#STOPPED}); null if they never stopped.
+     */
+    String stoppedBy;
     /** Read from a file the JDK's recorder wrote (with the pools' events in it), not the agent's own. */
     boolean byJdkRecorder;
     /** From {@code jdk.JVMInformation}: the process id; -1 when not recorded. */
@@ -660,6 +666,10 @@ final class RecordingSummary {
                 String key = e.getString(EventNames.SITE) + "|" + e.getLong(EventNames.SIZE) + "|"
                         + e.getString(EventNames.OUTCOME);
                 Refusals r = refusals.get(key);
+                String reason = e.getString(EventNames.REASON);
+                if (reason != null && reason.startsWith(PoolAllocator.STOPPED)) {
+                    stoppedBy = reason;
+                }
                 refusals.put(
                         key,
                         new Refusals(
@@ -667,7 +677,7 @@ final class RecordingSummary {
                                 e.getLong(EventNames.SIZE),
                                 e.getString(EventNames.OUTCOME),
                                 r == null ? 1 : r.count() + 1,
-                                e.getString(EventNames.REASON)));
+                                reason));
             }
             default -> {}
         }

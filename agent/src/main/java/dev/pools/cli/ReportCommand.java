@@ -173,6 +173,12 @@ final class ReportCommand implements Callable<Integer> {
                     .append(" of the fallbacks are counted only, not recorded one by one here: before this file")
                     .append(" (report.max_size), or more than the recording keeps between two batches\n");
         }
+        if (s.stoppedBy != null) {
+            b.append("stopped:           ")
+                    .append(s.stoppedBy)
+                    .append("; from then on the JDK served every request, the pools' figures end there")
+                    .append(" (README, Troubleshooting)\n");
+        }
         appendCollections(b, u.collections(), u.collectionNanos(), "");
         if (s.budget.samples() > 0) {
             b.append('\n').append(s.budget.text());
@@ -282,6 +288,7 @@ final class ReportCommand implements Callable<Integer> {
         m.put("pid", s.pid);
         m.put("recoveredFrom", s.recoveredFrom == null ? null : s.recoveredFrom.toString());
         m.put("running", s.running);
+        m.put("stoppedBy", s.stoppedBy);
         m.put(
                 "layout",
                 Json.obj(EventNames.KIND, s.layoutKind, EventNames.SOURCE, s.layoutSource, "yaml", s.layoutYaml));

@@ -63,6 +63,15 @@ final class SuggestCommand implements Callable<Integer> {
         double extra = headroom(headroom);
         List<RecordingSummary> runs = RecordingSummary.readAll(files, false);
         RecordingSummary first = runs.get(0);
+        for (RecordingSummary run : runs) {
+            String stop = run.stoppedBy;
+            if (stop != null) {
+                // What the workload held after the stop went to the JDK, unmeasured by the pools: caps
+                // from such a run would be below what it needs.
+                throw new BadInput(run.file + ": " + stop + " during this run (README, Troubleshooting), so what the"
+                        + " workload held after that was not measured; measure again");
+            }
+        }
         for (RecordingSummary other : runs.subList(1, runs.size())) {
             List<String> a = first.poolShapes();
             List<String> b = other.poolShapes();

@@ -208,7 +208,7 @@ final class ExclusivePool extends Pool {
 
     /** The running average of requested sizes, for tests. */
     double average() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             return average;
         } finally {
@@ -218,7 +218,7 @@ final class ExclusivePool extends Pool {
 
     /** The free-count of each free page in page order, for tests. */
     int[] freeCounts() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             return freePages.stream().mapToInt(p -> p.freeCount).toArray();
         } finally {

@@ -90,7 +90,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             return anchor;
         }
         AllocationTrace trace = owner.options().trace();
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (retired || owner.stoppedBy != null || !takeLocked(lease, retry)) {
                 return null;
@@ -205,7 +205,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         if (mayCache && cacheReleased(lease)) {
             return;
         }
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (owner.stoppedBy == null) {
                 freeLocked(lease, false);
@@ -223,7 +223,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** Returns released leases' room to the pool under one acquisition of its lock. */
     final void free(Lease[] leases, int from, int to) {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (owner.stoppedBy != null) {
                 return;
@@ -316,7 +316,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** {@link #emptyPagesLocked()} under the lock. */
     final List<Object> emptyPages() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             return owner.stoppedBy != null ? List.of() : emptyPagesLocked();
         } finally {
@@ -329,7 +329,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
      * cleanup does, without giving any page back; returns whether some page is empty that was not.
      */
     final boolean drainForGiveBack() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (owner.stoppedBy != null) {
                 return false;
@@ -354,7 +354,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** {@link #releaseStillEmptyLocked} under the lock; thread caches stay as they are. */
     final int releaseStillEmpty(Set<Object> earlier) {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             return owner.stoppedBy != null ? 0 : releaseStillEmptyLocked(earlier);
         } catch (Throwable t) {
@@ -428,7 +428,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final int cleanup() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (owner.stoppedBy != null) {
                 return 0;
@@ -447,7 +447,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final PoolReport report() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             return reportLocked();
         } finally {
@@ -498,7 +498,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final long[] requestSizes() {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             long[] sizes = requestSizes.clone();
             long[] cached = cacheStatsLocked();

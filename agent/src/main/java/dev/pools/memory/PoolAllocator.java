@@ -197,23 +197,17 @@ public final class PoolAllocator {
     /** The buffer of a reserved lease, counted at its call site. */
     private ByteBuffer handOut(Anchor anchor, int size, int site) {
         Lease lease = anchor.lease;
-        ByteBuffer buffer;
-        try {
-            if (options.poisonOnFree) {
-                NativeAccess.fill(lease.address, size, (byte) 0);
-            }
-            buffer = NativeAccess.newBuffer(lease.address, size, anchor);
-        } catch (Throwable t) {
-            // No buffer was made (a heap OutOfMemoryError, say): the room goes back, nothing leaks.
-            CallSites.ThreadCounts known = lease.pool.knownCounts(lease);
-            sites.served(site, size, known);
-            if (claim(lease, false)) {
-                lease.pool.free(lease);
-                sites.released(lease.site, lease.size, known);
-            }
-            throw t;
-        }
+        // Counted before the buffer is made: should that fail, the collector's release counts it back.
         sites.served(site, size, lease.pool.knownCounts(lease));
+        if (options.poisonOnFree) {
+            NativeAccess.fill(lease.address, size, (byte) 0);
+        }
+        // No buffer made (a full heap, the end of the stack): the anchor is unreachable once this
+        // throws, so the collector queues the lease and the release thread gives the room back, on a
+        // stack of its own. Given back here, at the depth of a call that may just have overflowed,
+        // the release could stop between its claim and the pool's lock, and the room was lost for good
+        // (a review: 4 slices of a capped pool lost, which then refused a host that held nothing).
+        ByteBuffer buffer = NativeAccess.newBuffer(lease.address, size, anchor);
         MallocThresholds.served(size);
         return buffer;
     }
@@ -290,7 +284,7 @@ public final class PoolAllocator {
             if (hook != null) {
                 hook.run();
             }
-            collecting.lock();
+            Locks.acquire(collecting);
             try {
                 // A collection that began after this request found no room, and is over (its request
                 // held the lock), found every buffer this one would: threads that run out together,
@@ -580,7 +574,7 @@ public final class PoolAllocator {
             long live = 0;
             List<PoolReport> last = new ArrayList<>();
             for (Pool pool : old.pools) {
-                pool.lock.lock();
+                Locks.acquire(pool.lock);
                 locked++;
                 pool.drainCachesLocked();
                 pool.releaseEmptyPagesLocked();
@@ -591,13 +585,17 @@ public final class PoolAllocator {
             if (live > 0) {
                 throw InstallMemoryPoolsException.poolsInUse(live);
             }
+            // Everything the install needs is made before the pools change: a full heap now leaves
+            // them as they were (with the set retired first, every later request looked for a set
+            // that was not retired, for ever: a review).
+            PoolSet fresh = new PoolSet(this, layout);
             retiredReports = List.copyOf(last);
             installed = true;
             for (Pool pool : old.pools) {
                 pool.retired = true;
             }
             old.retired = true;
-            current = new PoolSet(this, layout);
+            current = fresh;
         } catch (InstallMemoryPoolsException | OutOfMemoryError e) {
             throw e;
         } catch (Throwable t) {
@@ -790,7 +788,7 @@ public final class PoolAllocator {
     /** Checks every pool's invariants; throws {@link AssertionError}. For tests. */
     public void checkInvariants() {
         for (Pool pool : current.pools) {
-            pool.lock.lock();
+            Locks.acquire(pool.lock);
             try {
                 pool.checkAllInvariantsLocked();
             } finally {

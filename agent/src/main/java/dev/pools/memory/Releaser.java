@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
@@ -213,10 +214,23 @@ final class Releaser {
         drainedThisTime = false;
     }
 
+    /** How long the release thread waits after it failed to take the queue (a full heap). */
+    private static final long PAUSE_AFTER_FAILURE_NANOS = 10_000_000L;
+
     private static void loop() {
         Lease[] batch = new Lease[BATCH];
         while (true) {
-            TAKING.lock();
+            try {
+                Locks.acquireRead(QUEUE_LOCK);
+            } catch (Throwable t) {
+                // A full heap (a waiter's queue node could not be made): the thread must outlive it (a review
+                // saw it die there), or no buffer the collector finds comes back again. A pause first, so
+                // that a heap that stays full is not made to collect over and over by this thread.
+                reportOnce(t);
+                LockSupport.parkNanos(PAUSE_AFTER_FAILURE_NANOS);
+                continue;
+            }
+            boolean failed = false;
             try {
                 long wait = waitMillis();
                 Reference<?> first = wait == 0 ? QUEUE.remove() : QUEUE.remove(wait);
@@ -234,6 +248,7 @@ final class Releaser {
                 // DRAIN; or a collection found the direct memory near its limit (below).
             } catch (Throwable t) {
                 reportOnce(t);
+                failed = true;
             } finally {
                 TAKING.unlock();
             }
@@ -245,6 +260,11 @@ final class Releaser {
                 lookAt = 0;
                 drainedThisTime = false;
                 reportOnce(t);
+                failed = true;
+            }
+            if (failed) {
+                // As above: the queue's lock is let go of first, so that a drain does not wait for the pause.
+                LockSupport.parkNanos(PAUSE_AFTER_FAILURE_NANOS);
             }
         }
     }
@@ -314,7 +334,7 @@ final class Releaser {
         boolean drained = false;
         try {
             // Beside the release thread: release batches and retry after each.
-            TAKING.lock();
+            Locks.acquireRead(QUEUE_LOCK);
             try {
                 boolean waitForNext = afterCollection;
                 while (true) {
@@ -352,14 +372,14 @@ final class Releaser {
             }
             // Alone: once DRAIN is held, every lease another thread took from the queue is back.
             long deadline = System.nanoTime() + HANDSHAKE_LIMIT_NANOS;
-            drained = DRAIN.tryLock();
+            drained = Locks.tryAcquireWrite(QUEUE_LOCK);
             while (!drained && System.nanoTime() - deadline < 0) {
                 Thread t = thread;
                 if (t != null) {
                     t.interrupt();
                 }
                 try {
-                    drained = DRAIN.tryLock(1, TimeUnit.MILLISECONDS);
+                    drained = Locks.tryAcquireWrite(QUEUE_LOCK, 1, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
@@ -396,7 +416,7 @@ final class Releaser {
      * {@link #letGoOfQueue()}; the calling thread may drain meanwhile (the lock is reentrant).
      */
     static void holdQueue() throws InterruptedException {
-        while (!DRAIN.tryLock(1, TimeUnit.MILLISECONDS)) {
+        while (!Locks.tryAcquireWrite(QUEUE_LOCK, 1, TimeUnit.MILLISECONDS)) {
             Thread t = thread;
             if (t != null) {
                 t.interrupt();
@@ -438,6 +458,24 @@ final class Releaser {
      * threads once per buffer nor writes a site's shared counter once per buffer.
      */
     private static void release(Lease[] batch, int n) {
+        try {
+            releaseClaimed(batch, n);
+        } catch (Throwable t) {
+            if (!(t instanceof OutOfMemoryError)) {
+                // Leases claimed and not yet back in their pools (an allocating thread at the end of its
+                // stack releases queued leases too) are lost to them: their pools stop
+                // (PoolAllocator#stoppedBy). Field writes only, no call.
+                for (int i = 0; i < n; i++) {
+                    if (batch[i] != null) {
+                        batch[i].pool.owner.stoppedBy = t;
+                    }
+                }
+            }
+            throw t;
+        }
+    }
+
+    private static void releaseClaimed(Lease[] batch, int n) {
         int kept = 0;
         for (int i = 0; i < n; i++) {
             if (batch[i].pool.owner.claimCollected(batch[i])) {

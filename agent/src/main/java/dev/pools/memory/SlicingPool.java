@@ -628,7 +628,7 @@ final class SlicingPool extends Pool {
      * went through) also gives the page back if that emptied it, since nothing else will.
      */
     private void backToPool(Slice slice) {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (owner.stoppedBy != null) {
                 return;
@@ -655,7 +655,7 @@ final class SlicingPool extends Pool {
             return null;
         }
         ThreadCache mine = new ThreadCache(t, owner.sites().ofCurrentThread());
-        lock.lock();
+        Locks.acquire(lock);
         try {
             if (owner.stoppedBy != null) {
                 return null;
@@ -926,7 +926,7 @@ final class SlicingPool extends Pool {
 
     /** The page index and offset of the used slice at {@code address}, for tests; null if none. */
     PoolAllocator.Location locate(long address) {
-        lock.lock();
+        Locks.acquire(lock);
         try {
             for (Page page : pages) {
                 if (page != null && address >= page.block.address && address < page.block.address + pageSize) {

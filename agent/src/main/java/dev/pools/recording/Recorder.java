@@ -6,6 +6,7 @@ import dev.pools.layout.PoolsConfig;
 import dev.pools.log.Log;
 import dev.pools.memory.AllocationListener;
 import dev.pools.memory.CallSites;
+import dev.pools.memory.Locks;
 import dev.pools.memory.PlatformBeans;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.PoolReport;
@@ -141,7 +142,7 @@ public final class Recorder {
         if (config.reportFile() == null) {
             return;
         }
-        LOCK.lock();
+        Locks.acquire(LOCK);
         try {
             if (closing || asked) {
                 return; // the JVM's end starts it
@@ -168,7 +169,7 @@ public final class Recorder {
         if (!atEnd) {
             delayForTests(SETUP_DELAY_PROPERTY);
         }
-        LOCK.lock();
+        Locks.acquire(LOCK);
         try {
             Recorded runtime = toStart;
             if ((closing && !atEnd) || runtime == null) {
@@ -317,7 +318,7 @@ public final class Recorder {
                 }
                 // Under the lock, as the final batch is written: a batch is whole, and never after the
                 // final one. The JVM's end waits for a batch in progress (at most SHUTDOWN_WAIT_MS).
-                LOCK.lock();
+                Locks.acquire(LOCK);
                 try {
                     if (closing) {
                         return; // the final batch is the shutdown hook's, and the last
@@ -383,7 +384,7 @@ public final class Recorder {
         }
         boolean locked = false;
         try {
-            locked = LOCK.tryLock(SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS);
+            locked = Locks.tryAcquire(LOCK, SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -55,8 +55,22 @@ class StackEndIT {
             Matcher fallbacks = Pattern.compile("fallbacks: +(\\d+)").matcher(report.out());
             assertTrue(fallbacks.find(), report.out());
             assertTrue(Long.parseLong(fallbacks.group(1)) >= 2000, report.out());
+            assertTrue(report.out().contains("\nstopped:           " + stop + "; "), report.out());
+            // Caps from such a run would be below what the workload held after the stop: suggest refuses.
+            Forked.Result suggest = Forked.cli(dir, "suggest", recording.toString());
+            assertEquals(2, suggest.exit(), suggest.toString());
+            // (A recording that many refusals set aside at report.max_size also gets a line about its earlier part.)
+            assertTrue(
+                    suggest.err()
+                            .lines()
+                            .anyMatch(l -> l.equals("pools: " + recording + ": " + stop
+                                    + " during this run (README, Troubleshooting), so what the workload held after"
+                                    + " that was not measured; measure again")),
+                    suggest.toString());
         } else {
             assertFalse(report.out().contains(stop), report.out());
+            assertTrue(r.out().contains("running; live after all was dropped 0"), r.toString());
+            assertEquals(0, Forked.cli(dir, "suggest", recording.toString()).exit());
         }
     }
 }

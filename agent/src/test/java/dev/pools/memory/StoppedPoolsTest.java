@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.api.InstallMemoryPoolsException;
-import dev.pools.it.apps.AtTheStackEnd;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,102 +88,5 @@ class StoppedPoolsTest {
         }
         assertNull(pools.stoppedBy());
         assertTrue(PoolAllocator.isPoolMemory(pools.allocate(KIB, 0)));
-    }
-
-    /**
-     * Requests at every depth near the end of a thread's stack, as a host that recurses deep and
-     * catches the error makes them: wherever the error strikes, the pools either go on whole (their
-     * invariants hold) or stop, and no buffer handed out before or after shares memory with another
-     * or comes out dirty.
-     */
-    @Test
-    void requests_at_the_end_of_a_threads_stack_never_leave_the_pools_half_changed() throws Exception {
-        PoolAllocator pools = new PoolAllocator(
-                List.of(
-                        new PoolSpec.Sliced(64 * KIB, 4 * KIB, PoolSpec.UNCAPPED),
-                        new PoolSpec.Sliced(1024 * KIB, 256 * KIB, PoolSpec.UNCAPPED)),
-                PoolAllocator.Options.DEFAULT,
-                AllocationListener.NONE,
-                new CallSites());
-        Deep deep = new Deep(pools);
-        Thread t = new Thread(null, deep, "deep", 256 * KIB);
-        t.start();
-        t.join();
-        assertNull(deep.failure, () -> String.valueOf(deep.failure));
-        assertTrue(deep.overflows > 0, "the recursion reached the end of the stack");
-
-        if (pools.stoppedBy() == null) {
-            pools.checkInvariants();
-        } else {
-            assertInstanceOf(StackOverflowError.class, pools.stoppedBy());
-        }
-        List<ByteBuffer> later = new ArrayList<>();
-        for (int i = 0; i < 500; i++) {
-            ByteBuffer b = pools.allocate(AtTheStackEnd.SIZES[i % AtTheStackEnd.SIZES.length], 0);
-            for (int at = 0; at + 8 <= b.capacity(); at += 8) {
-                assertEquals(0, b.getLong(at), "handed out dirty");
-            }
-            AtTheStackEnd.fill(b, 1_000_000 + i);
-            later.add(b);
-        }
-        int kept = 0;
-        for (AtTheStackEnd.Kept k : deep.ring) {
-            if (k != null) {
-                kept++;
-                assertTrue(AtTheStackEnd.holds(k.buffer(), k.id()), "a buffer kept from the recursion changed");
-            }
-        }
-        assertTrue(kept > 0);
-        for (int i = 0; i < later.size(); i++) {
-            assertTrue(AtTheStackEnd.holds(later.get(i), 1_000_000 + i), "a later buffer changed");
-        }
-        if (pools.stoppedBy() == null) {
-            pools.checkInvariants();
-        }
-    }
-
-    /** Recurses to the end of its stack, and asks the pools for memory at every depth on the way back. */
-    private static final class Deep implements Runnable {
-        final PoolAllocator pools;
-        /** The buffers kept, each filled whole before it is stored: one store, which no overflow splits. */
-        final AtTheStackEnd.Kept[] ring = new AtTheStackEnd.Kept[200];
-
-        int overflows;
-        int next;
-        Throwable failure;
-
-        Deep(PoolAllocator pools) {
-            this.pools = pools;
-        }
-
-        @Override
-        public void run() {
-            try {
-                for (int round = 0; round < 20; round++) {
-                    down(0);
-                }
-            } catch (Throwable e) {
-                failure = e;
-            }
-        }
-
-        private void down(int depth) {
-            try {
-                down(depth + 1);
-            } catch (StackOverflowError e) {
-                overflows++;
-            }
-            try {
-                int id = next++;
-                ByteBuffer b = pools.allocate(AtTheStackEnd.SIZES[id % AtTheStackEnd.SIZES.length], 0);
-                if (id % 8 == 0) {
-                    AtTheStackEnd.fill(b, id);
-                    AtTheStackEnd.Kept k = new AtTheStackEnd.Kept(b, id);
-                    ring[(id / 8) % ring.length] = k;
-                }
-            } catch (StackOverflowError e) {
-                overflows++;
-            }
-        }
     }
 }

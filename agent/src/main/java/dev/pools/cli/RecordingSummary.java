@@ -125,8 +125,9 @@ final class RecordingSummary {
      */
     boolean running;
     /**
-     * The reason recorded with the requests the JDK served once the pools stopped after an error
-     * inside them ({@link PoolAllocator#STOPPED}); null if they never stopped.
+     * Why the pools stopped after an error inside them ({@link PoolAllocator#STOPPED}), as every batch
+     * after the stop records it (and the requests the JDK served from then on, when recorded one by
+     * one); null if they never stopped.
      */
     String stoppedBy;
     /** Read from a file the JDK's recorder wrote (with the pools' events in it), not the agent's own. */
@@ -636,6 +637,11 @@ final class RecordingSummary {
                         e.hasField(EventNames.COLLECTION_TIME)
                                 ? e.getDuration(EventNames.COLLECTION_TIME).toNanos()
                                 : 0);
+                // Every batch says whether the pools stopped: refusals recorded one by one may all be left out.
+                String stop = e.hasField(EventNames.STOPPED_BY) ? e.getString(EventNames.STOPPED_BY) : null;
+                if (stop != null && stoppedBy == null) {
+                    stoppedBy = stop;
+                }
                 if (usage == null || !u.time().isBefore(usage.time())) {
                     usage = u;
                 }

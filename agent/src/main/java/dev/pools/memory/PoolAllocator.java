@@ -169,17 +169,23 @@ public final class PoolAllocator {
     /** What a refusal says of every request the JDK served since the pools stopped, before the error. */
     public static final String STOPPED = "the pools stopped after an error inside them: ";
 
+    /** {@link #STOPPED} and the error that stopped the pools, or null while they run. */
+    public String stopReason() {
+        Throwable cause = stoppedBy;
+        return cause == null ? null : STOPPED + cause;
+    }
+
     /** A request once the pools stopped ({@link #stoppedBy}): the JDK's, counted as a fallback. */
     private ByteBuffer afterStop(int size, int site) {
-        Throwable cause = stoppedBy;
+        String reason = stopReason();
         Log.once(
                 "stopped",
-                STOPPED + cause
+                reason
                         + " (a request at the end of its thread's stack?) came out of them in the middle of a change;"
                         + " what they hold stays reserved until the JVM ends, and the JDK serves every request from"
                         + " now on, counted as a fallback");
         ByteBuffer fallback = ByteBuffer.allocateDirect(size);
-        fellBack(size, site, STOPPED + cause);
+        fellBack(size, site, reason);
         return fallback;
     }
 

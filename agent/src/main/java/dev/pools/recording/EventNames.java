@@ -43,6 +43,7 @@ public final class EventNames {
     public static final String FALLBACK_BYTES = "fallbackBytes";
     public static final String COLLECTIONS = "collections";
     public static final String COLLECTION_TIME = "collectionTime";
+    public static final String STOPPED_BY = "stoppedBy";
 
     // pools.AllocationRefused
     public static final String SIZE = "size";

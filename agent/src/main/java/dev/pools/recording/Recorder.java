@@ -768,6 +768,7 @@ public final class Recorder {
         e.fallbackBytes = u.fallbackBytes();
         e.collections = pools.collections();
         e.collectionTime = pools.collectionNanos();
+        e.stoppedBy = pools.stopReason();
         out.accept(e);
     }
 

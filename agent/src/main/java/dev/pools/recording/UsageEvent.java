@@ -53,6 +53,11 @@ public final class UsageEvent extends FileEvent {
     @Timespan(Timespan.NANOSECONDS)
     public long collectionTime;
 
+    @Label("Stopped By")
+    @Description("The error that stopped the pools, after which the JDK served every request (README,"
+            + " Troubleshooting); null while they run")
+    public String stoppedBy;
+
     @Override
     void writeFields(Bytes out) {
         out.varint(numberAllocs);
@@ -63,5 +68,6 @@ public final class UsageEvent extends FileEvent {
         out.varint(fallbackBytes);
         out.varint(collections);
         out.varint(collectionTime);
+        out.string(stoppedBy);
     }
 }

@@ -1,6 +1,8 @@
 package dev.pools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.LayoutFile;
@@ -8,6 +10,7 @@ import dev.pools.layout.LayoutPrinter;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolAllocator;
+import dev.pools.memory.Stops;
 import dev.pools.recording.RecordingFixture;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -85,6 +88,34 @@ class RecordingSummaryTest {
             assertEquals(newer, read.get(0).file, "the newer file names the JVM");
             assertEquals(3, read.get(0).pools.get(0).pagesPeak(), given.toString());
         }
+    }
+
+    /**
+     * Pools that stopped after an error inside them, in a recording that holds none of the requests
+     * the JDK served after the stop one by one (a deep recursion made half a million of them, more
+     * than the recording keeps between two batches). The stop was read only from those requests:
+     * the report said nothing of it and suggest capped from the figures before it. Every batch now
+     * says it.
+     */
+    @Test
+    void a_stop_is_read_from_the_batches_when_no_request_after_it_is_recorded() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", "layout: sliced\npools:\n  - page_size: 64 KiB\n", Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        Stops.stop(pools);
+        ByteBuffer after = pools.allocate(1000, 0);
+        assertFalse(PoolAllocator.isPoolMemory(after));
+        Path file = dir.resolve("stopped.jfr");
+        RecordingFixture.write(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
+        RecordingSummary read = RecordingSummary.read(file, false);
+        assertEquals(0, read.refusedCount(), "no request after the stop recorded one by one");
+        assertEquals(PoolAllocator.STOPPED + "java.lang.StackOverflowError", read.stoppedBy);
+        assertEquals(2, PoolsCli.run("suggest", file.toString()), "suggest refuses the run");
+
+        Path running = record("running.jfr", 1);
+        assertNull(RecordingSummary.read(running, false).stoppedBy);
     }
 
     /** A file named twice, or under a second name (a hard link), is read once, not counted twice. */

@@ -350,7 +350,9 @@ final class CappedLayout {
         long count = 0;
         long largest = 0;
         long full = 0;
+        long countedOnly = 0;
         for (RecordingSummary r : runs) {
+            countedOnly += r.refusals() - r.refusedCount(null);
             for (RecordingSummary.Refusals x : r.refusals.values()) {
                 if (x.reason() != null && x.reason().startsWith("every pool that takes")) {
                     // A pool took the size, and was at its cap: not a request no pool would take.
@@ -367,6 +369,12 @@ final class CappedLayout {
                     .append(" requests found the pools that take them full, at their caps, during the measurement")
                     .append(" (see 'report'): the pages above are those held, not those the requests needed;")
                     .append(" measure with the pools uncapped to cap them at what the workload holds.\n");
+        }
+        if (countedOnly > 0) {
+            b.append("# ")
+                    .append(countedOnly)
+                    .append(" more requests the pools did not serve are counted only, not recorded one by one with")
+                    .append(" their sizes and reasons (see 'report'): what follows is of those recorded.\n");
         }
         if (count == 0) {
             return;

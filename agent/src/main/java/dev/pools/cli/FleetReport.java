@@ -102,13 +102,13 @@ final class FleetReport {
                     Sizes.human(s.peakInUse),
                     pages(peakPages(s)),
                     s.usage.fallbackAllocs(),
-                    s.refusedCount());
+                    s.refusals());
             reserved = Math.max(reserved, s.peakReserved);
             inUse = Math.max(inUse, s.peakInUse);
             fallbacks = Math.max(fallbacks, s.usage.fallbackAllocs());
-            refusals = Math.max(refusals, s.refusedCount());
+            refusals = Math.max(refusals, s.refusals());
             totalFallbacks += s.usage.fallbackAllocs();
-            totalRefusals += s.refusedCount();
+            totalRefusals += s.refusals();
         }
         List<Long> max = maxPeakPages();
         t.row(
@@ -162,14 +162,14 @@ final class FleetReport {
                     s.peakInUse,
                     peakPages(s),
                     s.usage.fallbackAllocs(),
-                    s.refusedCount()));
+                    s.refusals()));
         }
         long reserved = runs.stream().mapToLong(s -> s.peakReserved).max().orElse(0);
         long inUse = runs.stream().mapToLong(s -> s.peakInUse).max().orElse(0);
         long fallbacks =
                 runs.stream().mapToLong(s -> s.usage.fallbackAllocs()).max().orElse(0);
         long refusals =
-                runs.stream().mapToLong(RecordingSummary::refusedCount).max().orElse(0);
+                runs.stream().mapToLong(RecordingSummary::refusals).max().orElse(0);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jvms", rows);
         m.put("maximum", row(null, -1, null, reserved, inUse, maxPeakPages(), fallbacks, refusals));

@@ -96,7 +96,8 @@ final class RecordingSummary {
             long fallbackAllocs,
             long fallbackBytes,
             long collections,
-            long collectionNanos) {}
+            long collectionNanos,
+            long failedAllocs) {}
 
     /** One pools.ProcessMemory, as the budget chart stacks it (bytes; -1 unknown). */
     record ProcessSample(
@@ -636,7 +637,8 @@ final class RecordingSummary {
                         e.hasField(EventNames.COLLECTIONS) ? e.getLong(EventNames.COLLECTIONS) : 0,
                         e.hasField(EventNames.COLLECTION_TIME)
                                 ? e.getDuration(EventNames.COLLECTION_TIME).toNanos()
-                                : 0);
+                                : 0,
+                        e.hasField(EventNames.FAILED_ALLOCS) ? e.getLong(EventNames.FAILED_ALLOCS) : -1);
                 // Every batch says whether the pools stopped: refusals recorded one by one may all be left out.
                 String stop = e.hasField(EventNames.STOPPED_BY) ? e.getString(EventNames.STOPPED_BY) : null;
                 if (stop != null && stoppedBy == null) {
@@ -689,8 +691,18 @@ final class RecordingSummary {
         }
     }
 
-    long refusedCount() {
-        return refusedCount(null);
+    /**
+     * Every request the pools did not serve (the JDK's fallbacks and the refusals to the host), by the
+     * pools' counters since start; from a recording made before those counted the refusals to the host,
+     * those recorded one by one. (A refusal recorded while a batch was taken may be in the file and not
+     * yet in the batch's counters: never fewer than those recorded.)
+     */
+    long refusals() {
+        long recorded = refusedCount(null);
+        if (usage == null || usage.failedAllocs() < 0) {
+            return recorded;
+        }
+        return Math.max(recorded, usage.fallbackAllocs() + usage.failedAllocs());
     }
 
     /** The refusals recorded one by one with this outcome ({@link EventNames#OUTCOME_FALLBACK}, ...); null: all. */

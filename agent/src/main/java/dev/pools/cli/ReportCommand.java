@@ -163,14 +163,14 @@ final class ReportCommand implements Callable<Integer> {
                 .append(" (")
                 .append(Sizes.human(u.fallbackBytes()))
                 .append(")   refusals: ")
-                .append(s.refusedCount())
+                .append(s.refusals())
                 .append('\n');
-        long recordedFallbacks = s.refusedCount(EventNames.OUTCOME_FALLBACK);
-        if (recordedFallbacks < u.fallbackAllocs()) {
-            // The counter covers the JVM's whole run; the refusals are those this recording holds one by one.
+        long recorded = s.refusedCount(null);
+        if (recorded < s.refusals()) {
+            // The counters cover the JVM's whole run; the refusals listed are those this recording holds one by one.
             b.append("                   ")
-                    .append(u.fallbackAllocs() - recordedFallbacks)
-                    .append(" of the fallbacks are counted only, not recorded one by one here: before this file")
+                    .append(s.refusals() - recorded)
+                    .append(" of the refusals are counted only, not recorded one by one here: before this file")
                     .append(" (report.max_size), or more than the recording keeps between two batches\n");
         }
         if (s.stoppedBy != null) {
@@ -319,6 +319,7 @@ final class ReportCommand implements Callable<Integer> {
         um.put(EventNames.BYTES_RESERVED, u.bytesReserved());
         um.put(EventNames.FALLBACK_ALLOCS, u.fallbackAllocs());
         um.put(EventNames.FALLBACK_BYTES, u.fallbackBytes());
+        um.put(EventNames.FAILED_ALLOCS, u.failedAllocs() < 0 ? null : u.failedAllocs());
         um.put(EventNames.COLLECTIONS, u.collections());
         um.put("collectionMillis", u.collectionNanos() / 1_000_000);
         m.put("usage", um);

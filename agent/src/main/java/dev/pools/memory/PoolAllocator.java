@@ -92,6 +92,9 @@ public final class PoolAllocator {
 
     private final LongAdder fallbackAllocs = new LongAdder();
     private final LongAdder fallbackBytes = new LongAdder();
+    /** Requests refused to the host (an {@code OutOfMemoryError}), since start: {@link #failedAllocs}. */
+    private final LongAdder failedAllocs = new LongAdder();
+
     private final LongAdder doubleReleases = new LongAdder();
     private final LongAdder collectorReleases = new LongAdder();
     private final LongAdder collections = new LongAdder();
@@ -444,6 +447,7 @@ public final class PoolAllocator {
             // The recording must never turn a served request into a failed one.
         }
         if (!fellBack) {
+            failedAllocs.increment();
             // Asked for, though not served: the site's requests and bytes count it, as a fallback's.
             sites.failed(site, size);
         }
@@ -727,6 +731,15 @@ public final class PoolAllocator {
      */
     public long collections() {
         return collections.sum();
+    }
+
+    /**
+     * Requests refused to the host since start, as an {@code OutOfMemoryError}: under {@code
+     * on_exhausted: fail}, or when the JDK refused a fallback too. With {@link Usage#fallbackAllocs}, every
+     * request the pools did not serve, whether or not the recording kept it one by one.
+     */
+    public long failedAllocs() {
+        return failedAllocs.sum();
     }
 
     /** Nanoseconds the requesting threads spent in those collections, waiting included. */

@@ -44,6 +44,7 @@ public final class EventNames {
     public static final String COLLECTIONS = "collections";
     public static final String COLLECTION_TIME = "collectionTime";
     public static final String STOPPED_BY = "stoppedBy";
+    public static final String FAILED_ALLOCS = "failedAllocs";
 
     // pools.AllocationRefused
     public static final String SIZE = "size";

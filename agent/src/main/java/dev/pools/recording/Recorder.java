@@ -766,6 +766,7 @@ public final class Recorder {
         e.bytesReserved = u.bytesReserved();
         e.fallbackAllocs = u.fallbackAllocs();
         e.fallbackBytes = u.fallbackBytes();
+        e.failedAllocs = pools.failedAllocs();
         e.collections = pools.collections();
         e.collectionTime = pools.collectionNanos();
         e.stoppedBy = pools.stopReason();

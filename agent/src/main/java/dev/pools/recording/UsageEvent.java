@@ -44,6 +44,11 @@ public final class UsageEvent extends FileEvent {
     @DataAmount
     public long fallbackBytes;
 
+    @Label("Failed Allocations")
+    @Description("Requests refused to the host (an OutOfMemoryError) since start; with the fallbacks, every"
+            + " request the pools did not serve")
+    public long failedAllocs;
+
     @Label("Collections")
     @Description("Collections the pools made for requests a full pool could not serve, since start")
     public long collections;
@@ -66,6 +71,7 @@ public final class UsageEvent extends FileEvent {
         out.varint(bytesReserved);
         out.varint(fallbackAllocs);
         out.varint(fallbackBytes);
+        out.varint(failedAllocs);
         out.varint(collections);
         out.varint(collectionTime);
         out.string(stoppedBy);

@@ -110,7 +110,8 @@ class RecordingSummaryTest {
                 pools,
                 new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
         RecordingSummary read = RecordingSummary.read(file, false);
-        assertEquals(0, read.refusedCount(), "no request after the stop recorded one by one");
+        assertEquals(0, read.refusedCount(null), "no request after the stop recorded one by one");
+        assertEquals(1, read.refusals(), "the one after the stop, counted");
         assertEquals(PoolAllocator.STOPPED + "java.lang.StackOverflowError", read.stoppedBy);
         assertEquals(2, PoolsCli.run("suggest", file.toString()), "suggest refuses the run");
 

@@ -3,6 +3,7 @@ package dev.pools.agent;
 import dev.pools.log.Log;
 import dev.pools.memory.AllocationTrace;
 import dev.pools.memory.CallSites;
+import dev.pools.memory.Threads;
 import java.io.BufferedWriter;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -15,15 +16,17 @@ import java.nio.file.Path;
  * for replaying a workload offline against other layouts.
  *
  * <pre>
- *   # pools trace v1
- *   a 1 4096 ai.djl.pytorch.engine.PtNDManager#allocateDirect     allocation 1, 4096 bytes, from that site
- *   r 1                                                            allocation 1 released explicitly
+ *   # pools trace v2
+ *   a 1 4096 ai.djl.pytorch.engine.PtNDManager#allocateDirect 1   allocation 1, 4096 bytes, from that site, on thread 1
+ *   r 1 1                                                          allocation 1 released explicitly, on thread 1
  *   c 2                                                            allocation 2 released by the collector
  *   f 3145728 it.host.Tensors#allocate                             served by the JDK: no pool could
  * </pre>
  *
- * Writes are serialized, and made under the lock of the pool concerned, so that the lines of one
- * pool are in the order the pool saw them; tracing is for measuring runs, not for production.
+ * Threads are numbered from 1 in the order they first appear; 0 is a virtual thread, which caches
+ * nothing. (Version 1 had no thread numbers, and a traced run cached nothing.) Writes are serialized;
+ * those that change a pool (not a thread's cache) are made under its lock, so that the lines of one
+ * pool are in the order the pool saw them. Tracing is for measuring runs, not for production.
  */
 final class TraceWriter implements AllocationTrace {
 
@@ -38,19 +41,44 @@ final class TraceWriter implements AllocationTrace {
         this.out =
                 new BufferedWriter(new OutputStreamWriter(new FileOutputStream(file.toFile()), StandardCharsets.UTF_8));
         this.sites = sites;
-        out.write("# pools trace v1\n");
+        out.write("# pools trace v2\n");
+    }
+
+    /** Each platform thread's number in the trace, from 1; 0 until it has one. */
+    private final ThreadLocal<int[]> numbers = new Numbers();
+
+    private static final class Numbers extends ThreadLocal<int[]> {
+        @Override
+        protected int[] initialValue() {
+            return new int[1];
+        }
+    }
+
+    private int threads;
+
+    /** The current thread's number: 0 for a virtual thread. Caller holds this object's lock. */
+    private int thread() {
+        Thread t = Thread.currentThread();
+        if (!Threads.isPlatform(t)) {
+            return 0;
+        }
+        int[] n = numbers.get();
+        if (n[0] == 0) {
+            n[0] = ++threads;
+        }
+        return n[0];
     }
 
     @Override
     public synchronized long allocated(int size, int site) {
         long id = ++next;
-        write("a " + id + " " + size + " " + sites.name(site) + "\n");
+        write("a " + id + " " + size + " " + sites.name(site) + " " + thread() + "\n");
         return id;
     }
 
     @Override
     public synchronized void released(long id, boolean byCollector) {
-        write((byCollector ? "c " : "r ") + id + "\n");
+        write(byCollector ? "c " + id + "\n" : "r " + id + " " + thread() + "\n");
     }
 
     @Override

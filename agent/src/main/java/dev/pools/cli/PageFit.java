@@ -19,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code suggest --fit}: page sizes and slice limits chosen for the workload, not only caps. Each
@@ -29,12 +30,26 @@ import java.util.Set;
  */
 final class PageFit {
 
-    /** A trace as operations: a positive size allocates (id = index); {@code -i - 1} releases allocation i. */
     /**
      * A trace as operations: a size for an allocation; {@code -1 - i} for the release of allocation
-     * {@code i} explicitly, {@code -1 - i - COLLECTED} for one by the collector.
+     * {@code i} explicitly, {@code -1 - i - COLLECTED} for one by the collector. {@code threads}: per
+     * operation, the number of the thread that made it (from 1; 0 a virtual thread, which caches
+     * nothing; {@link #ANY} for the collector's releases, which no thread's cache takes).
      */
-    record Trace(Path file, long[] ops, long largest) {
+    record Trace(Path file, long[] ops, int[] threads, long largest) {
+        /** One thread (number 1) for every operation, as a trace of version 1 has them. */
+        Trace(Path file, long[] ops, long largest) {
+            this(file, ops, oneThread(ops), largest);
+        }
+
+        private static int[] oneThread(long[] ops) {
+            int[] threads = new int[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                threads[i] = ops[i] < -COLLECTED ? ANY : 1;
+            }
+            return threads;
+        }
+
         /** The most bytes live at once in the trace. */
         long mostLive() {
             long live = 0;
@@ -54,6 +69,9 @@ final class PageFit {
     /** Added to a release by the collector in {@link Trace#ops}. */
     static final long COLLECTED = 1L << 40;
 
+    /** In {@link Trace#threads}: an operation any thread may replay (a release by the collector). */
+    static final int ANY = -1;
+
     /** A candidate's result over all traces: its largest peak reserved, and per pool the most pages it held. */
     record Outcome(List<PoolSpec.Sliced> pools, long peakReserved, long peakInUse, long[] pagesPeak) {
         double ratio() {
@@ -69,6 +87,7 @@ final class PageFit {
     /** Reads a {@code report.trace} file; fallbacks ({@code f} lines) are not pool memory and are left out. */
     static Trace read(Path file) {
         List<Long> ops = new ArrayList<>();
+        List<Integer> threads = new ArrayList<>();
         Map<Long, Integer> index = new HashMap<>();
         long largest = 0;
         int lineNumber = 0;
@@ -88,11 +107,16 @@ final class PageFit {
                     }
                     index.put(Long.parseLong(f[1]), ops.size());
                     ops.add(size);
+                    // Version 1 named no thread: one thread made every request.
+                    threads.add(f.length >= 5 ? thread(f[4]) : 1);
                     largest = Math.max(largest, size);
                 } else if ((f[0].equals("r") || f[0].equals("c")) && f.length >= 2) {
                     Integer at = index.remove(Long.parseLong(f[1]));
+                    boolean collected = f[0].equals("c");
+                    int thread = collected ? ANY : f.length >= 3 ? thread(f[2]) : 1;
                     if (at != null) {
-                        ops.add(-1L - at - (f[0].equals("c") ? COLLECTED : 0));
+                        ops.add(-1L - at - (collected ? COLLECTED : 0));
+                        threads.add(thread);
                     }
                 } else {
                     throw new NumberFormatException();
@@ -104,17 +128,30 @@ final class PageFit {
             throw new BadInput(file + ": cannot read the trace (" + e.getMessage() + ")");
         } catch (NumberFormatException e) {
             throw new BadInput(file + ":" + lineNumber
-                    + ": not a line of a pools trace (expected 'a <id> <size> <site>', 'r <id>', 'c <id>' or 'f <size>"
-                    + " <site>')");
+                    + ": not a line of a pools trace (expected 'a <id> <size> <site> <thread>', 'r <id> <thread>',"
+                    + " 'c <id>' or 'f <size> <site>')");
         }
         if (ops.isEmpty()) {
             throw new BadInput(file + ": the trace holds no allocation");
         }
         // What was still live at the end goes back, so that every replay ends empty.
         for (Integer at : index.values()) {
-            ops.add(-1L - at);
+            ops.add(-1L - at - COLLECTED);
+            threads.add(ANY);
         }
-        return new Trace(file, ops.stream().mapToLong(Long::longValue).toArray(), largest);
+        return new Trace(
+                file,
+                ops.stream().mapToLong(Long::longValue).toArray(),
+                threads.stream().mapToInt(Integer::intValue).toArray(),
+                largest);
+    }
+
+    private static int thread(String number) {
+        int n = Integer.parseInt(number);
+        if (n < 0) {
+            throw new NumberFormatException();
+        }
+        return n;
     }
 
     /**
@@ -241,58 +278,176 @@ final class PageFit {
      * limit is refused (counted as not fitting: such a layout never wins).
      */
     static Outcome replay(Trace trace, List<PoolSpec.Sliced> pools) {
-        // With thread caches, as the capped run has them: an explicit release goes to the replaying
-        // thread's cache, as it would to the releasing thread's; the collector's releases never do,
-        // and are replayed so (a slice a cache holds changes where the next ones land).
-        PoolAllocator allocator = new PoolAllocator(
-                new ArrayList<PoolSpec>(pools),
-                new PoolAllocator.Options(false, true),
-                AllocationListener.NONE,
-                new CallSites());
-        long[] ops = trace.ops();
-        ByteBuffer[] live = new ByteBuffer[ops.length];
-        long peakReserved = 0;
-        long peakInUse = 0;
-        long inUse = 0;
+        // With thread caches, as the capped run has them: each operation is made on a thread of the
+        // replay's own for the thread that made it, so that an explicit release goes to that thread's
+        // cache and serves that thread's next request of its size, as in the run; the collector's
+        // releases never do, and are replayed so (a slice a cache holds changes where the next ones land).
+        Replay r = new Replay(trace, pools);
         try {
-            for (int i = 0; i < ops.length; i++) {
-                long op = ops[i];
-                if (op > 0) {
-                    live[i] = allocator.allocate((int) op, 0);
-                    inUse += op;
-                } else {
-                    boolean collected = op < -COLLECTED;
-                    int id = (int) (collected ? -op - 1 - COLLECTED : -op - 1);
-                    inUse -= live[id].capacity();
-                    if (!allocator.release(live[id], !collected)) {
-                        throw new IllegalStateException("a release in the replay of " + trace.file() + " was lost");
-                    }
-                    live[id] = null;
-                }
-                Usage u = allocator.usage();
-                if (u.bytesInUse() != inUse) {
-                    throw new IllegalStateException(
-                            "the pools count " + u.bytesInUse() + " B in use, the replay " + inUse);
-                }
-                peakReserved = Math.max(peakReserved, u.bytesReserved());
-                peakInUse = Math.max(peakInUse, inUse);
-            }
-            allocator.checkInvariants();
+            r.run();
+            r.allocator.checkInvariants();
             long[] pages = new long[pools.size()];
-            List<PoolReport> reports = allocator.reports();
+            List<PoolReport> reports = r.allocator.reports();
             for (int i = 0; i < pages.length; i++) {
                 pages[i] = reports.get(i).pagesPeak();
             }
-            return new Outcome(pools, peakReserved, peakInUse, pages);
+            return new Outcome(pools, r.peakReserved, r.peakInUse, pages);
         } catch (OutOfMemoryError refused) {
-            return new Outcome(pools, Long.MAX_VALUE, peakInUse, new long[pools.size()]);
+            return new Outcome(pools, Long.MAX_VALUE, r.peakInUse, new long[pools.size()]);
         } finally {
-            for (ByteBuffer b : live) {
+            for (ByteBuffer b : r.live) {
                 if (b != null) {
-                    allocator.release(b);
+                    r.allocator.release(b, false);
                 }
             }
-            allocator.cleanup();
+            r.allocator.cleanup();
+        }
+    }
+
+    /**
+     * A replay's state, which one thread at a time changes: the operations of the trace's thread
+     * {@code n} are made on the replay's thread {@code n}, in the trace's order. A trace of one thread
+     * is replayed on the calling thread.
+     */
+    private static final class Replay {
+        final Trace trace;
+        final PoolAllocator allocator;
+        final ByteBuffer[] live;
+        long peakReserved;
+        long peakInUse;
+        long inUse;
+        /** The next operation; written by the thread whose turn ends, read by the one whose turn begins. */
+        volatile int next;
+        /** Why the replay stopped early: a refusal ({@code OutOfMemoryError}) or a failure. */
+        volatile Throwable failed;
+
+        Replay(Trace trace, List<PoolSpec.Sliced> pools) {
+            this.trace = trace;
+            this.allocator = new PoolAllocator(
+                    new ArrayList<PoolSpec>(pools),
+                    new PoolAllocator.Options(false, true),
+                    AllocationListener.NONE,
+                    new CallSites());
+            this.live = new ByteBuffer[trace.ops().length];
+        }
+
+        void run() {
+            int[] threads = trace.threads();
+            int most = 0;
+            for (int t : threads) {
+                most = Math.max(most, t);
+            }
+            boolean[] seen = new boolean[most + 1];
+            int distinct = 0;
+            for (int t : threads) {
+                if (t >= 0 && !seen[t]) {
+                    seen[t] = true;
+                    distinct++;
+                }
+            }
+            if (distinct <= 1) {
+                for (int i = 0; i < threads.length; i++) {
+                    step(i);
+                }
+                return;
+            }
+            Thread[] workers = new Thread[most + 1];
+            for (int t = 0; t <= most; t++) {
+                if (seen[t]) {
+                    int number = t;
+                    workers[t] = new Thread(() -> work(number, workers), "replay-" + t);
+                }
+            }
+            for (Thread w : workers) {
+                if (w != null) {
+                    w.start();
+                }
+            }
+            LockSupport.unpark(workers[owner(0)]);
+            for (Thread w : workers) {
+                if (w != null) {
+                    try {
+                        w.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted in a replay of " + trace.file());
+                    }
+                }
+            }
+            Throwable t = failed;
+            if (t instanceof OutOfMemoryError oom) {
+                throw oom;
+            }
+            if (t != null) {
+                throw new IllegalStateException("a replay of " + trace.file() + " failed: " + t, t);
+            }
+        }
+
+        /** The replay's thread that makes operation {@code i}: the next one's that names a thread. */
+        private int owner(int i) {
+            int[] threads = trace.threads();
+            for (int j = i; j < threads.length; j++) {
+                if (threads[j] >= 0) {
+                    return threads[j];
+                }
+            }
+            return -1;
+        }
+
+        private void work(int number, Thread[] workers) {
+            int[] threads = trace.threads();
+            while (true) {
+                int i = next;
+                while (i < threads.length && failed == null && owner(i) != number) {
+                    LockSupport.park(this);
+                    i = next;
+                }
+                if (i >= threads.length || failed != null) {
+                    return;
+                }
+                try {
+                    // This thread's operations, and the collector's between them.
+                    while (i < threads.length && (threads[i] == number || threads[i] == ANY)) {
+                        step(i++);
+                    }
+                } catch (Throwable t) {
+                    failed = t;
+                }
+                next = i;
+                if (i >= threads.length || failed != null) {
+                    for (Thread w : workers) {
+                        if (w != null) {
+                            LockSupport.unpark(w);
+                        }
+                    }
+                    return;
+                }
+                LockSupport.unpark(workers[owner(i)]);
+            }
+        }
+
+        private void step(int i) {
+            long op = trace.ops()[i];
+            if (op > 0) {
+                live[i] = allocator.allocate((int) op, 0);
+                inUse += op;
+            } else {
+                boolean collected = op < -COLLECTED;
+                int id = (int) (collected ? -op - 1 - COLLECTED : -op - 1);
+                inUse -= live[id].capacity();
+                // A virtual thread's release is not cached: as the collector's, it goes back to the pool.
+                boolean mayCache = !collected && trace.threads()[i] != 0;
+                if (!allocator.release(live[id], mayCache)) {
+                    throw new IllegalStateException("a release in the replay of " + trace.file() + " was lost");
+                }
+                live[id] = null;
+            }
+            Usage u = allocator.usage();
+            if (u.bytesInUse() != inUse) {
+                throw new IllegalStateException("the pools count " + u.bytesInUse() + " B in use, the replay " + inUse);
+            }
+            peakReserved = Math.max(peakReserved, u.bytesReserved());
+            peakInUse = Math.max(peakInUse, inUse);
         }
     }
 }

@@ -6,12 +6,15 @@ package dev.pools.memory;
  */
 public interface AllocationTrace {
 
-    /** A pool served {@code size} bytes for {@code site}; returns the id its release will name. */
+    /**
+     * A pool served {@code size} bytes for {@code site}, on the requesting thread (maybe from its
+     * cache); returns the id its release will name.
+     */
     long allocated(int size, int site);
 
     /**
      * The allocation {@code id} was released: by the collector (its buffer found unreachable), or
-     * explicitly, on the releasing thread (whose cache may keep the room, when no trace runs).
+     * explicitly, on the releasing thread (whose cache may keep the room).
      */
     void released(long id, boolean byCollector);
 

@@ -37,7 +37,7 @@ final class Lease extends PhantomReference<Anchor> {
     Object slot;
     /** Where the memory starts; set with {@link #slot}. */
     long address;
-    /** The id an {@link AllocationTrace} gave this allocation; 0 when no trace runs. Written under the pool's lock. */
+    /** The id an {@link AllocationTrace} gave this allocation; 0 when no trace runs. Written by the thread it serves, before the buffer is handed out. */
     long traceId;
     /**
      * Set by a release of the collector's that left the memory as the host wrote it, for the pool

@@ -86,10 +86,13 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final Anchor reserve(int size, int site, boolean retry) {
         Anchor anchor = new Anchor(this, size, site, Releaser.QUEUE);
         Lease lease = anchor.lease;
+        AllocationTrace trace = owner.options().trace();
         if (!retry && takeCached(lease)) {
+            if (trace != null) {
+                lease.traceId = trace.allocated(size, site);
+            }
             return anchor;
         }
-        AllocationTrace trace = owner.options().trace();
         Locks.acquire(lock);
         try {
             if (retired || owner.stoppedBy != null || !takeLocked(lease, retry)) {
@@ -203,6 +206,10 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     /** An explicit release: to the calling thread's cache if {@code mayCache} and it takes it, else to the pool. */
     final void free(Lease lease, boolean mayCache) {
         if (mayCache && cacheReleased(lease)) {
+            AllocationTrace trace = owner.options().trace();
+            if (trace != null) {
+                trace.released(lease.traceId, false);
+            }
             return;
         }
         Locks.acquire(lock);

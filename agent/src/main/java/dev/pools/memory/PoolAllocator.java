@@ -52,12 +52,19 @@ public final class PoolAllocator {
      * How the allocator treats exhaustion and released memory.
      *
      * @param trace where every allocation and release is written, or null
+     * @param threadCaches whether threads cache the slices they release (off only in tests of what
+     *     the pools do without them)
      */
-    public record Options(boolean poisonOnFree, boolean failWhenExhausted, AllocationTrace trace) {
+    public record Options(
+            boolean poisonOnFree, boolean failWhenExhausted, AllocationTrace trace, boolean threadCaches) {
         public static final Options DEFAULT = new Options(false, false);
 
         public Options(boolean poisonOnFree, boolean failWhenExhausted) {
             this(poisonOnFree, failWhenExhausted, null);
+        }
+
+        public Options(boolean poisonOnFree, boolean failWhenExhausted, AllocationTrace trace) {
+            this(poisonOnFree, failWhenExhausted, trace, true);
         }
     }
 

@@ -63,8 +63,9 @@ import java.util.Set;
  * a capped pool refuses, it takes every cached slice back (step 1 is retried after it), so no pool
  * grows, spills, falls back or refuses while a cache holds a slice of it. Caches change where later
  * slices land (and so, either way, how many pages the same requests need); a single thread's
- * placement stays deterministic. No cache runs while an allocation trace is written; a replay of
- * one (suggest --fit) caches its explicit releases, as the run it caps will.
+ * placement stays deterministic. A traced run caches as any other (a run it caps will), and its
+ * trace says which thread made each request and release, for a replay (suggest --fit) to cache them
+ * as that thread did.
  *
  * <p><b>Accepts</b> {@code s <= min(maxSlice, pageSize)}; an uncapped pool also takes a size that
  * would leave less than a fifth of a page unused, but only as a last resort (see {@link PoolSet}).
@@ -202,7 +203,7 @@ final class SlicingPool extends Pool {
         this.maxSlice = Math.toIntExact(spec.maxSlice());
         this.capped = spec.capped();
         this.cacheLimit =
-                owner != null && owner.options().trace() == null ? Math.min(ThreadCache.MAX_LENGTH, pageSize / 8) : 0;
+                owner != null && owner.options().threadCaches() ? Math.min(ThreadCache.MAX_LENGTH, pageSize / 8) : 0;
         int largestRun = pageSize / 8 / RUN_SLOTS / Sizes.ALIGNMENT * Sizes.ALIGNMENT;
         this.runMax = Math.min(RUN_MAX_SLOT, Math.min(largestRun, Sizes.effective(maxSlice)));
         int classes = Math.max(0, runMax / Sizes.ALIGNMENT);

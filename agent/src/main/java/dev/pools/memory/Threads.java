@@ -5,7 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /** What the per-thread state of the pools needs to know about a thread. */
-final class Threads {
+public final class Threads {
 
     private Threads() {}
 
@@ -13,7 +13,7 @@ final class Threads {
      * Whether {@code t} may keep per-thread state (a cache, unpublished releases): a platform thread,
      * not a virtual one (they come and go by the thousand and would each leave some behind).
      */
-    static boolean isPlatform(Thread t) {
+    public static boolean isPlatform(Thread t) {
         if (NativeAccess.failure() == null) {
             return !NativeAccess.isVirtual(t);
         }

@@ -3,9 +3,11 @@ package dev.pools.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.pools.memory.PoolSpec;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The replay that suggest --fit searches with places what the capped run will place. */
 class PageFitTest {
@@ -26,6 +28,49 @@ class PageFitTest {
         // Explicitly, on the thread: A's 8 KiB is in its cache and serves the last 8 KiB request.
         assertEquals(1, pagesFor(0));
     }
+
+    /**
+     * Thread 1 takes two 8 KiB slices and releases the first into its cache; thread 2 then takes
+     * 8 KiB and 48 KiB. In the run, thread 2's 8 KiB cannot come from thread 1's cache: it lands
+     * after the slice still held, and the 48 KiB needs a second page. The replay kept one cache for
+     * every thread and fitted one page, which the capped run was then refused at (a review).
+     */
+    @Test
+    void each_threads_releases_serve_only_that_threads_requests_in_a_replay() throws Exception {
+        Path file = dir.resolve("two.trace");
+        Files.writeString(
+                file,
+                """
+                # pools trace v2
+                a 1 8192 h#a 1
+                a 2 8192 h#a 1
+                r 1 1
+                a 3 8192 h#a 2
+                a 4 49152 h#a 2
+                """);
+        PageFit.Trace two = PageFit.read(file);
+        List<PoolSpec.Sliced> page = List.of(new PoolSpec.Sliced(64 * K, 64 * K, PoolSpec.UNCAPPED));
+        assertEquals(2, PageFit.replay(two, page).pagesPeak()[0]);
+        // The same lines of one thread (a trace of version 1 names none): the cache serves the 8 KiB.
+        Files.writeString(file, Files.readString(file).replaceAll(" [12]\n", "\n"));
+        assertEquals(1, PageFit.replay(PageFit.read(file), page).pagesPeak()[0]);
+        // A virtual thread (0) caches nothing: its release goes back to the page, its next 8 KiB takes
+        // that room, and another thread's 48 KiB fits after the slice still held.
+        Files.writeString(
+                file,
+                """
+                # pools trace v2
+                a 1 8192 h#a 0
+                a 2 8192 h#a 0
+                r 1 0
+                a 3 8192 h#a 0
+                a 4 49152 h#a 1
+                """);
+        assertEquals(1, PageFit.replay(PageFit.read(file), page).pagesPeak()[0]);
+    }
+
+    @TempDir
+    Path dir;
 
     private static long pagesFor(long collected) {
         long[] ops = {

@@ -25,24 +25,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DirtyFreshPages.class) // fresh pages hold a pattern: a fresh buffer that missed its zeroing shows
 class RunsTest {
 
-    /** A trace that keeps nothing: while one runs, no thread caches a slice, so releases go straight back to the runs. */
-    private static final AllocationTrace NO_CACHES = new AllocationTrace() {
-        @Override
-        public long allocated(int size, int site) {
-            return 0;
-        }
-
-        @Override
-        public void released(long id, boolean byCollector) {}
-
-        @Override
-        public void fellBack(int size, int site) {}
-    };
-
+    /** Pools whose threads cache nothing: releases go straight back to the runs. */
     private static PoolAllocator uncached(PoolSpec spec) {
         return new PoolAllocator(
                 List.of(spec),
-                new PoolAllocator.Options(false, true, NO_CACHES),
+                new PoolAllocator.Options(false, true, null, false),
                 AllocationListener.NONE,
                 new CallSites());
     }

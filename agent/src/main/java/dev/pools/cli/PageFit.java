@@ -88,6 +88,7 @@ final class PageFit {
     static Trace read(Path file) {
         List<Long> ops = new ArrayList<>();
         List<Integer> threads = new ArrayList<>();
+        Map<Long, Integer> numbers = new HashMap<>();
         Map<Long, Integer> index = new HashMap<>();
         long largest = 0;
         int lineNumber = 0;
@@ -108,12 +109,12 @@ final class PageFit {
                     index.put(Long.parseLong(f[1]), ops.size());
                     ops.add(size);
                     // Version 1 named no thread: one thread made every request.
-                    threads.add(f.length >= 5 ? thread(f[4]) : 1);
+                    threads.add(f.length >= 5 ? thread(f[4], numbers) : 1);
                     largest = Math.max(largest, size);
                 } else if ((f[0].equals("r") || f[0].equals("c")) && f.length >= 2) {
                     Integer at = index.remove(Long.parseLong(f[1]));
                     boolean collected = f[0].equals("c");
-                    int thread = collected ? ANY : f.length >= 3 ? thread(f[2]) : 1;
+                    int thread = collected ? ANY : f.length >= 3 ? thread(f[2], numbers) : 1;
                     if (at != null) {
                         ops.add(-1L - at - (collected ? COLLECTED : 0));
                         threads.add(thread);
@@ -146,12 +147,17 @@ final class PageFit {
                 largest);
     }
 
-    private static int thread(String number) {
-        int n = Integer.parseInt(number);
+    /**
+     * A thread's number in the replay: 0 (a virtual thread) as it is, the others numbered from 1 as
+     * they first appear, whatever numbers the trace gives them (so a number out of the agent's range
+     * does not size the replay's arrays).
+     */
+    private static int thread(String number, Map<Long, Integer> numbers) {
+        long n = Long.parseLong(number);
         if (n < 0) {
             throw new NumberFormatException();
         }
-        return n;
+        return n == 0 ? 0 : numbers.computeIfAbsent(n, k -> numbers.size() + 1);
     }
 
     /**

@@ -51,6 +51,12 @@ class PageFitTest {
         PageFit.Trace two = PageFit.read(file);
         List<PoolSpec.Sliced> page = List.of(new PoolSpec.Sliced(64 * K, 64 * K, PoolSpec.UNCAPPED));
         assertEquals(2, PageFit.replay(two, page).pagesPeak()[0]);
+        // Threads of any numbers, as an edited trace may give them: numbered again as they appear.
+        Path renumbered = dir.resolve("renumbered.trace");
+        Files.writeString(
+                renumbered,
+                Files.readString(file).replace(" 1\n", " 4000000000\n").replace(" 2\n", " 2147483647\n"));
+        assertEquals(2, PageFit.replay(PageFit.read(renumbered), page).pagesPeak()[0]);
         // The same lines of one thread (a trace of version 1 names none): the cache serves the 8 KiB.
         Files.writeString(file, Files.readString(file).replaceAll(" [12]\n", "\n"));
         assertEquals(1, PageFit.replay(PageFit.read(file), page).pagesPeak()[0]);

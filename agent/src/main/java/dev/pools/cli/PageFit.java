@@ -14,11 +14,14 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -298,7 +301,12 @@ final class PageFit {
                 pages[i] = reports.get(i).pagesPeak();
             }
             return new Outcome(pools, r.peakReserved, r.peakInUse, pages);
-        } catch (OutOfMemoryError refused) {
+        } catch (OutOfMemoryError e) {
+            if (!refusal(e)) {
+                // Not the pools' refusal nor the direct memory's: this JVM's heap, or no thread to start.
+                throw new BadInput("the replay of " + trace.file() + " ran out of memory: " + e.getMessage()
+                        + "; run suggest with more heap (java -Xmx... -jar pools.jar suggest ...)");
+            }
             return new Outcome(pools, Long.MAX_VALUE, r.peakInUse, new long[pools.size()]);
         } finally {
             for (ByteBuffer b : r.live) {
@@ -308,6 +316,15 @@ final class PageFit {
             }
             r.allocator.cleanup();
         }
+    }
+
+    /**
+     * Whether {@code e} is a refusal of memory for the replayed pools: the pools' own (under {@code
+     * on_exhausted: fail}) or the JDK's direct memory limit, not this JVM's heap or threads.
+     */
+    static boolean refusal(OutOfMemoryError e) {
+        String m = String.valueOf(e.getMessage());
+        return m.startsWith("pools: cannot serve") || m.toLowerCase(Locale.ROOT).contains("direct buffer memory");
     }
 
     /**
@@ -337,18 +354,31 @@ final class PageFit {
             this.live = new ByteBuffer[trace.ops().length];
         }
 
+        /**
+         * Per replayed thread (by number), the index of its last operation: it ends after it, as the
+         * run's thread did some time after, so that its cache is given up as an ended thread's is.
+         */
+        private int[] last;
+        /** The replay's threads, started as their first operation comes; written by the thread whose turn it is. */
+        private Thread[] workers;
+        /** Every replay thread started, for the caller to wait for; appended by the thread whose turn it is. */
+        private final List<Thread> started = new ArrayList<>();
+        /** Counted down by the thread that makes the last operation, or stops the replay at a failure. */
+        private final CountDownLatch done = new CountDownLatch(1);
+
         void run() {
             int[] threads = trace.threads();
             int most = 0;
             for (int t : threads) {
                 most = Math.max(most, t);
             }
-            boolean[] seen = new boolean[most + 1];
+            last = new int[most + 1];
+            Arrays.fill(last, -1);
             int distinct = 0;
-            for (int t : threads) {
-                if (t >= 0 && !seen[t]) {
-                    seen[t] = true;
-                    distinct++;
+            for (int i = 0; i < threads.length; i++) {
+                if (threads[i] >= 0) {
+                    distinct += last[threads[i]] < 0 ? 1 : 0;
+                    last[threads[i]] = i;
                 }
             }
             if (distinct <= 1) {
@@ -357,31 +387,24 @@ final class PageFit {
                 }
                 return;
             }
-            Thread[] workers = new Thread[most + 1];
-            for (int t = 0; t <= most; t++) {
-                if (seen[t]) {
-                    int number = t;
-                    workers[t] = new Thread(() -> work(number, workers), "replay-" + t);
-                }
+            workers = new Thread[most + 1];
+            try {
+                handOver(0);
+            } catch (Throwable t) {
+                failed = t;
+                done.countDown();
             }
-            for (Thread w : workers) {
-                if (w != null) {
-                    w.start();
+            try {
+                done.await();
+                for (Thread w : started) {
+                    w.join();
                 }
-            }
-            LockSupport.unpark(workers[owner(0)]);
-            for (Thread w : workers) {
-                if (w != null) {
-                    try {
-                        w.join();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("interrupted in a replay of " + trace.file());
-                    }
-                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted in a replay of " + trace.file());
             }
             Throwable t = failed;
-            if (t instanceof OutOfMemoryError oom) {
+            if (t instanceof OutOfMemoryError oom && refusal(oom)) {
                 throw oom;
             }
             if (t != null) {
@@ -400,7 +423,21 @@ final class PageFit {
             return -1;
         }
 
-        private void work(int number, Thread[] workers) {
+        /** Gives the turn for operation {@code i} to its thread, started if this is its first. */
+        private void handOver(int i) {
+            int number = owner(i);
+            Thread w = workers[number];
+            if (w == null) {
+                w = new Thread(() -> work(number), "replay-" + number);
+                workers[number] = w;
+                started.add(w);
+                w.start();
+            } else {
+                LockSupport.unpark(w);
+            }
+        }
+
+        private void work(int number) {
             int[] threads = trace.threads();
             while (true) {
                 int i = next;
@@ -416,19 +453,24 @@ final class PageFit {
                     while (i < threads.length && (threads[i] == number || threads[i] == ANY)) {
                         step(i++);
                     }
-                } catch (Throwable t) {
-                    failed = t;
-                }
-                next = i;
-                if (i >= threads.length || failed != null) {
-                    for (Thread w : workers) {
-                        if (w != null) {
-                            LockSupport.unpark(w);
-                        }
+                    next = i;
+                    if (i < threads.length) {
+                        handOver(i);
+                    } else {
+                        done.countDown();
                     }
+                } catch (Throwable t) {
+                    // A refusal, or a thread that could not be started: every thread stops.
+                    failed = t;
+                    for (Thread w : started) {
+                        LockSupport.unpark(w);
+                    }
+                    done.countDown();
                     return;
                 }
-                LockSupport.unpark(workers[owner(i)]);
+                if (i > last[number]) {
+                    return; // its last operation made: it ends, as the run's thread did
+                }
             }
         }
 

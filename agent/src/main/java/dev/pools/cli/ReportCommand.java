@@ -2,6 +2,7 @@ package dev.pools.cli;
 
 import dev.pools.memory.PoolKind;
 import dev.pools.memory.Sizes;
+import dev.pools.recording.EarlyRefusals;
 import dev.pools.recording.EventNames;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -171,7 +172,8 @@ final class ReportCommand implements Callable<Integer> {
             b.append("                   ")
                     .append(s.refusals() - recorded)
                     .append(" of the refusals are counted only, not recorded one by one here: before this file")
-                    .append(" (report.max_size), or more than the recording keeps between two batches\n");
+                    .append(" (report.max_size), past the first " + EarlyRefusals.KEPT + " before the recording")
+                    .append(" started, or more than the recording keeps between two batches\n");
         }
         if (s.stoppedBy != null) {
             b.append("stopped:           ")

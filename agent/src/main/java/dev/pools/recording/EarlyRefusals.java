@@ -19,7 +19,7 @@ import java.util.List;
  */
 public final class EarlyRefusals implements AllocationListener {
 
-    static final int KEPT = 256;
+    public static final int KEPT = 256;
 
     private final CallSites sites;
     /** Guarded by this. */

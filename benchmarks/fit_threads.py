@@ -7,7 +7,10 @@ the trace names threads, the replay runs each traced thread on a thread of its o
 turn over at every change of thread: an interleaving at every operation is its worst case. Prints
 each replay's time as suggest reports it, then the medians per jar and their ratio.
 
-Usage: benchmarks/fit_threads.py ROUNDS OLD.jar NEW.jar
+With --tasks, the trace is instead that of a host running each task on a thread of its own: 3 000
+threads one after the other, each a 4 KiB request and its release.
+
+Usage: benchmarks/fit_threads.py ROUNDS OLD.jar NEW.jar [--tasks]
 """
 import random
 import re
@@ -24,12 +27,16 @@ work = Path(tempfile.mkdtemp(prefix="fit-threads-"))
 rnd = random.Random(1)
 held = {t: [] for t in range(1, 5)}
 lines = ["# pools trace v2"]
-for i in range(50_000):
-    t = 1 + i % 4
-    lines.append(f"a {i + 1} {rnd.choice([1024, 4096, 8192, 20000])} h#a {t}")
-    held[t].append(i + 1)
-    if len(held[t]) > 8:
-        lines.append(f"r {held[t].pop(0)} {t}")
+if "--tasks" in sys.argv:
+    for t in range(1, 3001):
+        lines += [f"a {t} 4096 h#a {t}", f"r {t} {t}"]
+else:
+    for i in range(50_000):
+        t = 1 + i % 4
+        lines.append(f"a {i + 1} {rnd.choice([1024, 4096, 8192, 20000])} h#a {t}")
+        held[t].append(i + 1)
+        if len(held[t]) > 8:
+            lines.append(f"r {held[t].pop(0)} {t}")
 (work / "four.trace").write_text("\n".join(lines) + "\n")
 # A recording for suggest to read the layout from: a JVM that allocates nothing.
 (work / "m.yaml").write_text("layout: sliced\npools:\n  - page_size: 64 KiB\nreport:\n  file: m.jfr\n")

@@ -18,10 +18,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -89,6 +89,16 @@ final class PageFit {
 
     /** Reads a {@code report.trace} file; fallbacks ({@code f} lines) are not pool memory and are left out. */
     static Trace read(Path file) {
+        try {
+            return parse(file);
+        } catch (OutOfMemoryError e) {
+            // Said here, once the parse's lists are unreachable: in it, the message itself could not be made.
+            throw new BadInput(file + ": the trace does not fit this JVM's heap (" + e.getMessage()
+                    + "); run suggest with more heap (java -Xmx... -jar pools.jar suggest ...)");
+        }
+    }
+
+    private static Trace parse(Path file) {
         List<Long> ops = new ArrayList<>();
         List<Integer> threads = new ArrayList<>();
         Map<Long, Integer> numbers = new HashMap<>();
@@ -104,9 +114,9 @@ final class PageFit {
                 String[] f = line.split(" ");
                 if (f[0].equals("a") && f.length >= 3) {
                     long size = Long.parseLong(f[2]);
-                    if (size < 1 || size > Integer.MAX_VALUE) {
-                        // A direct buffer holds at most Integer.MAX_VALUE bytes: no allocation asked for more.
-                        // The agent traces no request of 0 bytes (no pool serves it).
+                    if (size < 1 || size > Sizes.MAX_PAGE) {
+                        // No pool page holds more than Sizes.MAX_PAGE bytes: the agent traces a larger request
+                        // as the JDK's ('f'), and no request of 0 bytes (no pool serves it).
                         throw new NumberFormatException();
                     }
                     index.put(Long.parseLong(f[1]), ops.size());
@@ -294,6 +304,12 @@ final class PageFit {
         Replay r = new Replay(trace, pools);
         try {
             r.run();
+            Throwable stop = r.allocator.stoppedBy();
+            if (stop != null) {
+                // Served by the JDK from then on: no measure of the pools. Only a full heap stops them so.
+                throw new BadInput("the replay of " + trace.file() + " stopped the pools (" + stop
+                        + "); run suggest with more heap (java -Xmx... -jar pools.jar suggest ...)");
+            }
             r.allocator.checkInvariants();
             long[] pages = new long[pools.size()];
             List<PoolReport> reports = r.allocator.reports();
@@ -303,9 +319,12 @@ final class PageFit {
             return new Outcome(pools, r.peakReserved, r.peakInUse, pages);
         } catch (OutOfMemoryError e) {
             if (!refusal(e)) {
-                // Not the pools' refusal nor the direct memory's: this JVM's heap, or no thread to start.
+                // Not the pools' refusal nor the direct memory's: this JVM's heap, or no thread to start. The
+                // replay's buffers go first, to the collector: with the heap full, no message could be made.
+                Arrays.fill(r.live, null);
                 throw new BadInput("the replay of " + trace.file() + " ran out of memory: " + e.getMessage()
-                        + "; run suggest with more heap (java -Xmx... -jar pools.jar suggest ...)");
+                        + "; run suggest with more heap (java -Xmx... -jar pools.jar suggest ...), or with fewer"
+                        + " threads at once");
             }
             return new Outcome(pools, Long.MAX_VALUE, r.peakInUse, new long[pools.size()]);
         } finally {
@@ -323,8 +342,12 @@ final class PageFit {
      * on_exhausted: fail}) or the JDK's direct memory limit, not this JVM's heap or threads.
      */
     static boolean refusal(OutOfMemoryError e) {
-        String m = String.valueOf(e.getMessage());
-        return m.startsWith("pools: cannot serve") || m.toLowerCase(Locale.ROOT).contains("direct buffer memory");
+        // Without allocating: the heap may be full.
+        String m = e.getMessage();
+        return m != null
+                && (m.startsWith("pools: cannot serve")
+                        || m.contains("direct buffer memory")
+                        || m.contains("Direct buffer memory"));
     }
 
     /**
@@ -395,20 +418,48 @@ final class PageFit {
                 done.countDown();
             }
             try {
-                done.await();
-                for (Thread w : started) {
-                    w.join();
+                awaitDone();
+                // Every thread that still waits for a turn stops (after a failure); indexed, as an
+                // iterator would be an allocation, and the failure may be a full heap.
+                for (int k = 0; k < started.size(); k++) {
+                    LockSupport.unpark(started.get(k));
+                }
+                for (int k = 0; k < started.size(); k++) {
+                    started.get(k).join();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted in a replay of " + trace.file());
             }
             Throwable t = failed;
-            if (t instanceof OutOfMemoryError oom && refusal(oom)) {
-                throw oom;
+            if (t instanceof OutOfMemoryError oom) {
+                throw oom; // the caller tells a refusal from a full heap or no thread
             }
             if (t != null) {
                 throw new IllegalStateException("a replay of " + trace.file() + " failed: " + t, t);
+            }
+        }
+
+        /**
+         * Waits until the last operation is made or the replay stops. A thread whose turn it is may
+         * also end with no word: at a full heap the JVM may unwind its frames past their handlers, and
+         * its own handler of uncaught errors may fail too; then it stops the replay here.
+         */
+        private void awaitDone() throws InterruptedException {
+            while (!done.await(100, TimeUnit.MILLISECONDS)) {
+                int i = next;
+                int number = i < trace.threads().length ? owner(i) : -1;
+                Thread w = number >= 0 ? workers[number] : null;
+                // Ended (not only made and not yet started, as a thread given its first turn may be), it wrote its
+                // last turn's end before (Thread#isAlive orders it): next unchanged, it ended in its turn.
+                if (w != null
+                        && w.getState() == Thread.State.TERMINATED
+                        && !w.isAlive()
+                        && next == i
+                        && failed == null) {
+                    failed = new IllegalStateException("replay thread " + number + " ended in its turn");
+                    return;
+                }
             }
         }
 
@@ -429,6 +480,14 @@ final class PageFit {
             Thread w = workers[number];
             if (w == null) {
                 w = new Thread(() -> work(number), "replay-" + number);
+                // Should its frames be unwound past work()'s handler (see awaitDone), this one says so.
+                w.setUncaughtExceptionHandler((thread, e) -> {
+                    if (failed == null) {
+                        failed = e;
+                    }
+                    done.countDown();
+                });
+                w.setDaemon(true);
                 workers[number] = w;
                 started.add(w);
                 w.start();
@@ -460,11 +519,10 @@ final class PageFit {
                         done.countDown();
                     }
                 } catch (Throwable t) {
-                    // A refusal, or a thread that could not be started: every thread stops.
+                    // A refusal, a full heap, or a thread that could not be started: every thread stops. Nothing
+                    // here allocates (a full heap would throw again, out of this handler, and the replay
+                    // would wait for ever): the caller unparks the threads that wait.
                     failed = t;
-                    for (Thread w : started) {
-                        LockSupport.unpark(w);
-                    }
                     done.countDown();
                     return;
                 }

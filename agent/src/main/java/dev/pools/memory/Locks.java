@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * review's deep recursion hung the pools, their recording and the JVM's end that way). Here the
  * error lets go of what the call took before it goes on. The same error on the way out of
  * {@code unlock()} lets go of the lock without waking the next waiter, who would then wait for
- * ever: a waiter here wakes every {@link #WAKE_NANOS} to look again.
+ * ever: a waiter here wakes every {@link #WAKE_NANOS} to look again. A lock its holder left without
+ * letting go of it (see {@link OwnedLock}) is found so, and {@link #acquire} throws.
  */
 public final class Locks {
 
@@ -30,6 +31,8 @@ public final class Locks {
         int held = lock.getHoldCount();
         boolean interrupted = false;
         try {
+            OwnedLock owned = lock instanceof OwnedLock o ? o : null;
+            long waited = 0;
             while (true) {
                 try {
                     if (lock.tryLock(WAKE_NANOS, TimeUnit.NANOSECONDS)) {
@@ -37,6 +40,15 @@ public final class Locks {
                     }
                 } catch (InterruptedException e) {
                     interrupted = true;
+                }
+                if (owned != null) {
+                    // A lock its holder will never let go of (see OwnedLock): the error, not a wait for ever.
+                    owned.failIfAbandoned();
+                    waited += WAKE_NANOS;
+                    if (waited >= OwnedLock.LOOK_NANOS) {
+                        waited = 0;
+                        owned.look();
+                    }
                 }
             }
         } catch (Throwable t) {

@@ -2,7 +2,6 @@ package dev.pools.memory;
 
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What every pool kind shares: a lock, the accounting of docs/POOLS.md §7, the marks that reset only
@@ -21,7 +20,38 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     final PoolAllocator owner;
 
     final int index;
-    final ReentrantLock lock = new ReentrantLock();
+    final OwnedLock lock = new OwnedLock(this::abandoned, HOLDERS);
+
+    /** The classes whose code takes a pool's lock (see {@link OwnedLock}). */
+    private static final Class<?>[] HOLDERS = {
+        Pool.class,
+        SlicingPool.class,
+        ExclusivePool.class,
+        DirectPool.class,
+        PoolAllocator.class,
+        Locks.class,
+        OwnedLock.class
+    };
+
+    /**
+     * Takes the lock; false, and the lock not taken, if it was found abandoned (the pools stopped, see
+     * {@link OwnedLock}): no one changes the pool after that, so what it holds may be read without it.
+     */
+    final boolean lockUnlessAbandoned() {
+        try {
+            Locks.acquire(lock);
+            return true;
+        } catch (AbandonedLockException e) {
+            return false;
+        }
+    }
+
+    /** The lock found abandoned: the change its holder was making may be half made, so the pools stop. */
+    private void abandoned(AbandonedLockException e) {
+        if (owner.stoppedBy == null) {
+            owner.stoppedBy = e;
+        }
+    }
 
     /** Set by an install that replaced this pool's layout: reserve refuses, the caller re-routes. */
     volatile boolean retired;
@@ -212,7 +242,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             }
             return;
         }
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return; // the pools stopped: nothing is given back to them
+        }
         try {
             if (owner.stoppedBy == null) {
                 freeLocked(lease, false);
@@ -230,7 +262,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** Returns released leases' room to the pool under one acquisition of its lock. */
     final void free(Lease[] leases, int from, int to) {
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return; // the pools stopped: nothing is given back to them
+        }
         try {
             if (owner.stoppedBy != null) {
                 return;
@@ -323,7 +357,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** {@link #emptyPagesLocked()} under the lock. */
     final List<Object> emptyPages() {
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return List.of(); // the pools stopped
+        }
         try {
             return owner.stoppedBy != null ? List.of() : emptyPagesLocked();
         } finally {
@@ -336,7 +372,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
      * cleanup does, without giving any page back; returns whether some page is empty that was not.
      */
     final boolean drainForGiveBack() {
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return false; // the pools stopped
+        }
         try {
             if (owner.stoppedBy != null) {
                 return false;
@@ -361,7 +399,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
 
     /** {@link #releaseStillEmptyLocked} under the lock; thread caches stay as they are. */
     final int releaseStillEmpty(Set<Object> earlier) {
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return 0; // the pools stopped
+        }
         try {
             return owner.stoppedBy != null ? 0 : releaseStillEmptyLocked(earlier);
         } catch (Throwable t) {
@@ -435,7 +475,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final int cleanup() {
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return 0; // the pools stopped
+        }
         try {
             if (owner.stoppedBy != null) {
                 return 0;
@@ -454,11 +496,13 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final PoolReport report() {
-        Locks.acquire(lock);
+        boolean held = lockUnlessAbandoned();
         try {
             return reportLocked();
         } finally {
-            lock.unlock();
+            if (held) {
+                lock.unlock();
+            }
         }
     }
 
@@ -505,7 +549,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
     }
 
     final long[] requestSizes() {
-        Locks.acquire(lock);
+        boolean held = lockUnlessAbandoned();
         try {
             long[] sizes = requestSizes.clone();
             long[] cached = cacheStatsLocked();
@@ -516,7 +560,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             }
             return sizes;
         } finally {
-            lock.unlock();
+            if (held) {
+                lock.unlock();
+            }
         }
     }
 

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The JVM's pooled off-heap memory: serves allocations from the installed layout's pools, takes
@@ -84,7 +83,9 @@ public final class PoolAllocator {
      * once on stderr, and as the reason of each). Written with no call in between, in the handler
      * of the frame that holds the pool's lock, before the lock is let go (a call there could
      * overflow the stack again), so that no other thread takes the lock and finds the half-made
-     * change. A full Java heap is not such an error: the pools allocate before they change.
+     * change. A full Java heap is not such an error: the pools allocate before they change. Or a lock
+     * of the pools that its holder left without letting go of it, which the JVM may do at a full heap
+     * (see {@link OwnedLock}): written by the waiter that finds it so.
      */
     volatile Throwable stoppedBy;
 
@@ -107,7 +108,15 @@ public final class PoolAllocator {
     private final LongAdder collections = new LongAdder();
     private final LongAdder collectionNanos = new LongAdder();
     /** Held while the exhausted path collects: requests that run out together share one collection. */
-    private final ReentrantLock collecting = new ReentrantLock();
+    private final OwnedLock collecting = new OwnedLock(
+            e -> {
+                if (stoppedBy == null) {
+                    stoppedBy = e;
+                }
+            },
+            PoolAllocator.class,
+            Locks.class,
+            OwnedLock.class);
     /** Collections the exhausted path has begun; written under {@link #collecting}. */
     private volatile long collectionsBegun;
     /** Runs where a request that found no room is about to collect; for tests, null otherwise. */
@@ -155,6 +164,15 @@ public final class PoolAllocator {
         if (stoppedBy != null) {
             return afterStop(size, site);
         }
+        try {
+            return serve(size, site);
+        } catch (AbandonedLockException e) {
+            // It waited for a lock that its holder will never let go of: the pools stopped as it was found.
+            return afterStop(size, site);
+        }
+    }
+
+    private ByteBuffer serve(int size, int site) {
         NativeAccess.requireAvailable();
         boolean fits = size <= Sizes.MAX_PAGE && current.takes(size);
         Anchor anchor = fits ? reserve(size, site, false, false) : null;
@@ -191,7 +209,8 @@ public final class PoolAllocator {
         Log.once(
                 "stopped",
                 reason
-                        + " (a request at the end of its thread's stack?) came out of them in the middle of a change;"
+                        + " (a request at the end of its thread's stack, or a lock left held at a full heap?) came out"
+                        + " of them in the middle of a change;"
                         + " what they hold stays reserved until the JVM ends, and the JDK serves every request from"
                         + " now on, counted as a fallback");
         ByteBuffer fallback = ByteBuffer.allocateDirect(size);
@@ -651,6 +670,9 @@ public final class PoolAllocator {
      * Returns pages released.
      */
     public int cleanup() {
+        if (stoppedBy != null) {
+            return 0; // nothing is given back by stopped pools
+        }
         NativeAccess.awaitReferenceProcessing();
         Releaser.drainNow();
         return releaseEmptyPages();
@@ -809,6 +831,11 @@ public final class PoolAllocator {
             return sliced.locate(lease.address);
         }
         return new Location(pool.index, -1, -1);
+    }
+
+    /** The lock of pool {@code index} of the layout in place. For tests. */
+    OwnedLock lockOf(int index) {
+        return current.pools[index].lock;
     }
 
     /** Checks every pool's invariants; throws {@link AssertionError}. For tests. */

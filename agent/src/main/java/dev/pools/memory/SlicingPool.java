@@ -629,7 +629,9 @@ final class SlicingPool extends Pool {
      * went through) also gives the page back if that emptied it, since nothing else will.
      */
     private void backToPool(Slice slice) {
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return; // the pools stopped: nothing is given back to them
+        }
         try {
             if (owner.stoppedBy != null) {
                 return;

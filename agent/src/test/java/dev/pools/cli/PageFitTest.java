@@ -2,6 +2,7 @@ package dev.pools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.memory.PoolSpec;
@@ -107,6 +108,15 @@ class PageFitTest {
         assertFalse(PageFit.refusal(new OutOfMemoryError("Java heap space")));
         assertFalse(PageFit.refusal(new OutOfMemoryError("unable to create native thread: possibly out of memory")));
         assertFalse(PageFit.refusal(new OutOfMemoryError()));
+    }
+
+    /** A request above the largest page a pool can have is not one the agent traces (it is the JDK's, an 'f' line). */
+    @Test
+    void a_request_above_the_largest_page_is_not_a_line_of_a_trace() throws Exception {
+        Path file = dir.resolve("big.trace");
+        Files.writeString(file, "# pools trace v2\na 1 2147483647 s 1\n");
+        BadInput e = assertThrows(BadInput.class, () -> PageFit.read(file));
+        assertTrue(e.getMessage().startsWith(file + ":2: not a line of a pools trace"), e.getMessage());
     }
 
     @TempDir

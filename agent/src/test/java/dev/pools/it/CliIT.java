@@ -516,4 +516,45 @@ class CliIT {
         assertEquals(2, bad.exit(), bad.toString());
         assertTrue(bad.err().startsWith("pools: fit.yaml:1: not a line of a pools trace"), bad.err());
     }
+
+    /**
+     * A replay that fills suggest's heap (two threads taking turns, 400 000 requests none released,
+     * -Xmx72m) ends with a line that says so. Before, suggest hung, SIGTERM included: a replay
+     * thread's handler made an allocation while the heap was full and the other threads waited for a
+     * turn for ever (a review), and on JDK 25 about one run in two hung on a pool's lock held by a
+     * replay thread that had ended (the JVM unwound its frames past their finally blocks: "failed
+     * reallocation of scalar replaced objects"; see OwnedLock). A replay that ran out of heap or threads
+     * was also read as a refusal, and suggest blamed the direct memory limit. Whether the trace's
+     * reading or its replay runs out depends on the JVM: either is said in one line.
+     */
+    @Test
+    void a_replay_that_fills_the_heap_ends_and_says_so() throws Exception {
+        Files.writeString(
+                dir.resolve("m.yaml"), "layout: sliced\npools:\n  - page_size: 64 KiB\nreport:\n  file: m.jfr\n");
+        Forked.Result recorded = Forked.run(dir, List.of(Forked.java(), Forked.agent(Path.of("m.yaml")), "-version"));
+        assertEquals(0, recorded.exit(), recorded.toString());
+        StringBuilder trace = new StringBuilder("# pools trace v2\n");
+        for (int i = 1; i <= 400_000; i++) {
+            trace.append("a ").append(i).append(" 64 s ").append(1 + i % 2).append('\n');
+        }
+        Files.writeString(dir.resolve("heap.trace"), trace);
+        Forked.Result fit = Forked.run(
+                dir,
+                List.of(
+                        Forked.java(),
+                        "-Xmx72m",
+                        "-XX:MaxDirectMemorySize=2g",
+                        "-jar",
+                        Forked.JAR.toString(),
+                        "suggest",
+                        "m.jfr",
+                        "--fit",
+                        "heap.trace"));
+        assertEquals(2, fit.exit(), fit.toString());
+        String last = fit.errLines().get(fit.errLines().size() - 1);
+        assertTrue(
+                last.startsWith("pools: heap.trace: the trace does not fit this JVM's heap")
+                        || last.startsWith("pools: the replay of heap.trace ran out of memory: Java heap space"),
+                fit.toString());
+    }
 }

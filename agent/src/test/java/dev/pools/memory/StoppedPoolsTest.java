@@ -25,7 +25,8 @@ class StoppedPoolsTest {
 
     private static final int KIB = 1024;
 
-    private static PoolAllocator pools() {
+    /** One uncapped sliced pool of 64 KiB pages, slices up to 4 KiB, under {@code on_exhausted: fail}. */
+    static PoolAllocator pools() {
         return new PoolAllocator(
                 List.of(new PoolSpec.Sliced(64 * KIB, 4 * KIB, PoolSpec.UNCAPPED)),
                 new PoolAllocator.Options(false, true),

@@ -42,13 +42,7 @@ public final class Locks {
                     interrupted = true;
                 }
                 if (owned != null) {
-                    // A lock its holder will never let go of (see OwnedLock): the error, not a wait for ever.
-                    owned.failIfAbandoned();
-                    waited += WAKE_NANOS;
-                    if (waited >= OwnedLock.LOOK_NANOS) {
-                        waited = 0;
-                        owned.look();
-                    }
+                    waited = waited(owned.watch, owned::look, waited);
                 }
             }
         } catch (Throwable t) {
@@ -57,6 +51,19 @@ public final class Locks {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * {@link #acquire}, or false, the lock not taken, if it was found abandoned: then the pools
+     * stopped (see {@link OwnedLock}), and the caller leaves them as they are.
+     */
+    static boolean acquireUnlessAbandoned(ReentrantLock lock) {
+        try {
+            acquire(lock);
+            return true;
+        } catch (AbandonedLockException e) {
+            return false;
         }
     }
 
@@ -87,6 +94,8 @@ public final class Locks {
         int held = rw.getReadHoldCount();
         boolean interrupted = false;
         try {
+            OwnedReadWriteLock owned = rw instanceof OwnedReadWriteLock o ? o : null;
+            long waited = 0;
             while (true) {
                 try {
                     if (rw.readLock().tryLock(WAKE_NANOS, TimeUnit.NANOSECONDS)) {
@@ -94,6 +103,9 @@ public final class Locks {
                     }
                 } catch (InterruptedException e) {
                     interrupted = true;
+                }
+                if (owned != null) {
+                    waited = waited(owned.watch, owned::look, waited);
                 }
             }
         } catch (Throwable t) {
@@ -132,6 +144,21 @@ public final class Locks {
             letGoOfWrite(rw, held);
             throw t;
         }
+    }
+
+    /**
+     * After a wait of {@link #WAKE_NANOS} that did not take a lock: the error if its holder will never
+     * let go of it (see {@link OwnedLock}), not a wait for ever; a look at the holder every {@link
+     * Abandonment#LOOK_NANOS}. Returns the time waited since the last look.
+     */
+    private static long waited(Abandonment watch, Runnable look, long waited) {
+        watch.failIfAbandoned();
+        long since = waited + WAKE_NANOS;
+        if (since < Abandonment.LOOK_NANOS) {
+            return since;
+        }
+        look.run();
+        return 0;
     }
 
     private static void letGoOfWrite(ReentrantReadWriteLock rw, int held) {

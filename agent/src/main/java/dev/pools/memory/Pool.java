@@ -38,12 +38,7 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
      * {@link OwnedLock}): no one changes the pool after that, so what it holds may be read without it.
      */
     final boolean lockUnlessAbandoned() {
-        try {
-            Locks.acquire(lock);
-            return true;
-        } catch (AbandonedLockException e) {
-            return false;
-        }
+        return Locks.acquireUnlessAbandoned(lock);
     }
 
     /** The lock found abandoned: the change its holder was making may be half made, so the pools stop. */
@@ -123,7 +118,9 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             }
             return anchor;
         }
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return null; // the pools stopped: the caller finds so
+        }
         try {
             if (retired || owner.stoppedBy != null || !takeLocked(lease, retry)) {
                 return null;

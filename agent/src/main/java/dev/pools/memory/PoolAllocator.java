@@ -108,15 +108,7 @@ public final class PoolAllocator {
     private final LongAdder collections = new LongAdder();
     private final LongAdder collectionNanos = new LongAdder();
     /** Held while the exhausted path collects: requests that run out together share one collection. */
-    private final OwnedLock collecting = new OwnedLock(
-            e -> {
-                if (stoppedBy == null) {
-                    stoppedBy = e;
-                }
-            },
-            PoolAllocator.class,
-            Locks.class,
-            OwnedLock.class);
+    private final OwnedLock collecting = new OwnedLock(this::stopBy, PoolAllocator.class, Locks.class, OwnedLock.class);
     /** Collections the exhausted path has begun; written under {@link #collecting}. */
     private volatile long collectionsBegun;
     /** Runs where a request that found no room is about to collect; for tests, null otherwise. */
@@ -164,15 +156,6 @@ public final class PoolAllocator {
         if (stoppedBy != null) {
             return afterStop(size, site);
         }
-        try {
-            return serve(size, site);
-        } catch (AbandonedLockException e) {
-            // It waited for a lock that its holder will never let go of: the pools stopped as it was found.
-            return afterStop(size, site);
-        }
-    }
-
-    private ByteBuffer serve(int size, int site) {
         NativeAccess.requireAvailable();
         boolean fits = size <= Sizes.MAX_PAGE && current.takes(size);
         Anchor anchor = fits ? reserve(size, site, false, false) : null;
@@ -319,7 +302,9 @@ public final class PoolAllocator {
             if (hook != null) {
                 hook.run();
             }
-            Locks.acquire(collecting);
+            if (!Locks.acquireUnlessAbandoned(collecting)) {
+                return null; // the pools stopped (see OwnedLock)
+            }
             try {
                 // A collection that began after this request found no room, and is over (its request
                 // held the lock), found every buffer this one would: threads that run out together,
@@ -673,9 +658,21 @@ public final class PoolAllocator {
         if (stoppedBy != null) {
             return 0; // nothing is given back by stopped pools
         }
-        NativeAccess.awaitReferenceProcessing();
-        Releaser.drainNow();
-        return releaseEmptyPages();
+        try {
+            NativeAccess.awaitReferenceProcessing();
+            Releaser.drainNow();
+            return releaseEmptyPages();
+        } catch (AbandonedLockException e) {
+            stopBy(e);
+            return 0;
+        }
+    }
+
+    /** Stops the pools for {@code e}, a lock found abandoned, if they run (see {@link #stoppedBy}). */
+    private void stopBy(AbandonedLockException e) {
+        if (stoppedBy == null) {
+            stoppedBy = e;
+        }
     }
 
     /** The empty pages of each pool now, for {@link #giveBackStillEmpty} a while later (the release thread). */

@@ -12,7 +12,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
@@ -95,7 +94,12 @@ final class Releaser {
     /** Most leases released under one lock acquisition per pool. */
     private static final int BATCH = 256;
 
-    private static final ReentrantReadWriteLock QUEUE_LOCK = new ReentrantReadWriteLock(true);
+    /**
+     * Found abandoned (see {@link OwnedLock}), the queue can no longer be drained: every pool the
+     * collector releases into stops, and the release thread ends.
+     */
+    private static final OwnedReadWriteLock QUEUE_LOCK = new OwnedReadWriteLock(
+            Releaser::stopAll, Releaser.class, Locks.class, OwnedReadWriteLock.CountingWriteLock.class);
     /** Held, shared, by every thread from before it takes leases from the queue until they are back. */
     private static final Lock TAKING = QUEUE_LOCK.readLock();
     /** Held by a thread that must know that no lease taken from the queue is half released. */
@@ -111,6 +115,15 @@ final class Releaser {
     static volatile Runnable betweenFreeAndCount;
 
     private Releaser() {}
+
+    private static void stopAll(AbandonedLockException e) {
+        for (WeakReference<PoolAllocator> ref : WATCHED) {
+            PoolAllocator pools = ref.get();
+            if (pools != null && pools.stoppedBy == null) {
+                pools.stoppedBy = e;
+            }
+        }
+    }
 
     /** The release thread, or null before it started. */
     static synchronized Thread thread() {
@@ -222,6 +235,9 @@ final class Releaser {
         while (true) {
             try {
                 Locks.acquireRead(QUEUE_LOCK);
+            } catch (AbandonedLockException e) {
+                reportOnce(e);
+                return; // the pools stopped (see QUEUE_LOCK)
             } catch (Throwable t) {
                 // A full heap (a waiter's queue node could not be made): the thread must outlive it (a review
                 // saw it die there), or no buffer the collector finds comes back again. A pause first, so
@@ -334,7 +350,11 @@ final class Releaser {
         boolean drained = false;
         try {
             // Beside the release thread: release batches and retry after each.
-            Locks.acquireRead(QUEUE_LOCK);
+            try {
+                Locks.acquireRead(QUEUE_LOCK);
+            } catch (AbandonedLockException e) {
+                return TIMED_OUT; // for good: every pool stopped (see QUEUE_LOCK)
+            }
             try {
                 boolean waitForNext = afterCollection;
                 while (true) {

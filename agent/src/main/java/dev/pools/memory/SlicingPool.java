@@ -658,7 +658,9 @@ final class SlicingPool extends Pool {
             return null;
         }
         ThreadCache mine = new ThreadCache(t, owner.sites().ofCurrentThread());
-        Locks.acquire(lock);
+        if (!lockUnlessAbandoned()) {
+            return null; // the pools stopped
+        }
         try {
             if (owner.stoppedBy != null) {
                 return null;

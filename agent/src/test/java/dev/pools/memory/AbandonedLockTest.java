@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,9 +62,9 @@ class AbandonedLockTest {
         assertFalse(pools.release(held), "nothing is given back to stopped pools");
         assertEquals(0x1234_5678_9ABC_DEF0L, held.getLong(0));
         // Every later taker gets the error at once, without a look of its own.
-        long looks = lock.looks;
+        long looks = lock.watch.looks;
         assertSame(e, assertThrows(IllegalStateException.class, () -> Locks.acquire(lock)));
-        assertEquals(looks, lock.looks);
+        assertEquals(looks, lock.watch.looks);
     }
 
     @Test
@@ -123,7 +124,7 @@ class AbandonedLockTest {
             FutureTask<Integer> drain = onThread(pools::cleanup);
             inside.await(); // the drain holds the lock, inside the pool's code
             FutureTask<ByteBuffer> waiter = onThread(() -> pools.allocate(KIB, 0));
-            while (lock.looks < 3) {
+            while (lock.watch.looks < 3) {
                 Thread.onSpinWait(); // the waiter looked at the holder three times, and waits on
             }
             assertFalse(waiter.isDone());
@@ -149,5 +150,42 @@ class AbandonedLockTest {
         } finally {
             lock.unlock();
         }
+    }
+
+    @Test
+    void a_write_hold_left_by_a_thread_that_ended_is_found_by_a_reader() throws Exception {
+        AtomicReference<AbandonedLockException> told = new AtomicReference<>();
+        OwnedReadWriteLock rw = new OwnedReadWriteLock(told::set, Releaser.class);
+        Thread leaver = new Thread(() -> rw.writeLock().lock(), "leaver");
+        leaver.start();
+        leaver.join();
+        AbandonedLockException e = assertThrows(AbandonedLockException.class, () -> Locks.acquireRead(rw));
+        assertSame(e, told.get());
+        assertTrue(e.getMessage().startsWith("thread leaver ended in the pools' code"), e.getMessage());
+        assertEquals(0, rw.getReadHoldCount());
+    }
+
+    /** A writer in the code that takes the lock (here, this test's) is waited for, and its release counted. */
+    @Test
+    void a_writer_inside_the_holders_code_is_waited_for_by_a_reader() throws Exception {
+        AtomicReference<AbandonedLockException> told = new AtomicReference<>();
+        OwnedReadWriteLock rw = new OwnedReadWriteLock(told::set, AbandonedLockTest.class);
+        CountDownLatch taken = new CountDownLatch(1);
+        Thread writer = new Thread(
+                () -> {
+                    rw.writeLock().lock();
+                    taken.countDown();
+                    while (rw.watch.looks < 3) {
+                        Thread.onSpinWait(); // a reader looked at this writer three times
+                    }
+                    rw.writeLock().unlock();
+                },
+                "writer");
+        writer.start();
+        taken.await();
+        Locks.acquireRead(rw);
+        rw.readLock().unlock();
+        writer.join();
+        assertNull(told.get());
     }
 }

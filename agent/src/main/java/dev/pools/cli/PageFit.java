@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * {@code suggest --fit}: page sizes and slice limits chosen for the workload, not only caps. Each
@@ -296,6 +297,9 @@ final class PageFit {
      * One trace through growable pools of these sizes. A request that no pool takes by its slice
      * limit is refused (counted as not fitting: such a layout never wins).
      */
+    /** For tests: given each replay's allocator before its first operation; null otherwise. */
+    static volatile Consumer<PoolAllocator> replayStarting;
+
     static Outcome replay(Trace trace, List<PoolSpec.Sliced> pools) {
         // With thread caches, as the capped run has them: each operation is made on a thread of the
         // replay's own for the thread that made it, so that an explicit release goes to that thread's
@@ -303,12 +307,28 @@ final class PageFit {
         // releases never do, and are replayed so (a slice a cache holds changes where the next ones land).
         Replay r = new Replay(trace, pools);
         try {
-            r.run();
+            Consumer<PoolAllocator> hook = replayStarting;
+            if (hook != null) {
+                hook.accept(r.allocator);
+            }
+            Throwable failed = null;
+            try {
+                r.run();
+            } catch (RuntimeException | OutOfMemoryError e) {
+                failed = e; // after a stop, most likely of it: the JDK's buffers do not count as the pools'
+            }
             Throwable stop = r.allocator.stoppedBy();
             if (stop != null) {
                 // Served by the JDK from then on: no measure of the pools. Only a full heap stops them so.
+                Arrays.fill(r.live, null);
                 throw new BadInput("the replay of " + trace.file() + " stopped the pools (" + stop
                         + "); run suggest with more heap (java -Xmx... -jar pools.jar suggest ...)");
+            }
+            if (failed instanceof OutOfMemoryError oom) {
+                throw oom;
+            }
+            if (failed != null) {
+                throw (RuntimeException) failed;
             }
             r.allocator.checkInvariants();
             long[] pages = new long[pools.size()];

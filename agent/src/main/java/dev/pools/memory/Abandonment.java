@@ -1,7 +1,9 @@
 package dev.pools.memory;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -89,21 +91,30 @@ final class Abandonment {
         failIfAbandoned();
     }
 
+    /** A thread that holds the lock outside the holders' code on purpose (a test), or null. */
+    volatile Thread heldOnPurpose;
+
     /** The thread that abandoned the hold in place, or null if no hold is in place or it may go on. */
     Thread abandonedBy(Supplier<Thread> owner) {
         long before = (long) RELEASES.getVolatile(this);
         Thread holder = owner.get();
-        if (holder == null || holder == Thread.currentThread()) {
+        if (holder == null || holder == Thread.currentThread() || holder == heldOnPurpose) {
             return null;
         }
-        boolean inside = holder.isAlive() && inHolders(holder.getStackTrace());
+        boolean inside = holder.isAlive() && inside(holder.getStackTrace(), holders, stackDepthLimit());
         long after = (long) RELEASES.getVolatile(this);
         return !inside && owner.get() == holder && before == after ? holder : null;
     }
 
-    private boolean inHolders(StackTraceElement[] stack) {
-        // A thread whose stack the JVM could not read reads as inside: no hold is called abandoned on a guess.
-        if (stack.length == 0) {
+    /**
+     * Whether {@code stack}, a holder's, may be in the holders' code. A stack the JVM could not read
+     * may be: no hold is called abandoned on a guess. From JDK 21 on, a thread's stack comes back cut
+     * to its {@code limit} most recent frames ({@code -XX:MaxJavaStackTraceDepth}, 1024 by default): the
+     * holders' code never goes that deep under a lock, but under a limit set lower, a stack cut to it
+     * may hide the frame that holds the lock, and may be inside too.
+     */
+    static boolean inside(StackTraceElement[] stack, Class<?>[] holders, int limit) {
+        if (stack.length == 0 || (stack.length >= limit && limit < DEFAULT_STACK_DEPTH)) {
             return true;
         }
         for (StackTraceElement frame : stack) {
@@ -114,5 +125,27 @@ final class Abandonment {
             }
         }
         return false;
+    }
+
+    /** {@code -XX:MaxJavaStackTraceDepth}'s default. */
+    static final int DEFAULT_STACK_DEPTH = 1024;
+
+    private static volatile int stackDepthLimit;
+
+    /** The JVM's {@code MaxJavaStackTraceDepth} (0, no limit, as {@link Integer#MAX_VALUE}), read at the first look. */
+    private static int stackDepthLimit() {
+        int limit = stackDepthLimit;
+        if (limit == 0) {
+            try {
+                int value = Integer.parseInt(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                        .getVMOption("MaxJavaStackTraceDepth")
+                        .getValue());
+                limit = value > 0 ? value : Integer.MAX_VALUE;
+            } catch (RuntimeException | LinkageError e) {
+                limit = DEFAULT_STACK_DEPTH; // not a HotSpot JVM, or no management: the usual limit
+            }
+            stackDepthLimit = limit;
+        }
+        return limit;
     }
 }

@@ -619,6 +619,9 @@ public final class PoolAllocator {
             current = fresh;
         } catch (InstallMemoryPoolsException | OutOfMemoryError e) {
             throw e;
+        } catch (AbandonedLockException e) {
+            // A pool's lock found left held: the pools stopped (see OwnedLock), as an install after it is told.
+            throw InstallMemoryPoolsException.stopped(STOPPED + e);
         } catch (Throwable t) {
             stoppedBy = t; // with the locks still held (see stoppedBy)
             throw t;

@@ -236,7 +236,7 @@ final class Releaser {
             try {
                 Locks.acquireRead(QUEUE_LOCK);
             } catch (AbandonedLockException e) {
-                reportOnce(e);
+                reportEnd(e);
                 return; // the pools stopped (see QUEUE_LOCK)
             } catch (Throwable t) {
                 // A full heap (a waiter's queue node could not be made): the thread must outlive it (a review
@@ -442,10 +442,18 @@ final class Releaser {
                 t.interrupt();
             }
         }
+        // Held outside this class's code on purpose: not a hold left by an unwound frame.
+        QUEUE_LOCK.watch.heldOnPurpose = Thread.currentThread();
     }
 
     static void letGoOfQueue() {
+        QUEUE_LOCK.watch.heldOnPurpose = null;
         DRAIN.unlock();
+    }
+
+    /** The queue's lock, for tests. */
+    static OwnedReadWriteLock queueLock() {
+        return QUEUE_LOCK;
     }
 
     /** Fills {@code batch} from the queue without waiting, after {@code n} leases already in it; returns the count. */
@@ -535,6 +543,15 @@ final class Releaser {
     }
 
     private static volatile boolean reported;
+
+    /** Says why the release thread ends (the queue's lock found abandoned); never throws, as below. */
+    private static void reportEnd(Throwable t) {
+        try {
+            System.err.println("pools: the release thread ends, every pool stopped: " + t);
+        } catch (Throwable ignored) {
+            // As below: nothing more can be said.
+        }
+    }
 
     /**
      * Logs the first failure of the release thread; the thread goes on. Never throws: with the Java

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.memory.PoolSpec;
+import dev.pools.memory.Stops;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -141,5 +142,32 @@ class PageFitTest {
                         new PageFit.Trace(Path.of("t.trace"), ops, 48 * K),
                         List.of(new PoolSpec.Sliced(64 * K, 64 * K, PoolSpec.UNCAPPED)))
                 .pagesPeak()[0];
+    }
+
+    /**
+     * A replay whose pools stop (here a pool's lock left held, as a full heap leaves it) is no measure:
+     * it ends with one line. Before, the JDK's buffers made the replay's count disagree with the pools'
+     * and suggest ended in an internal error (a review).
+     */
+    @Test
+    void a_replay_whose_pools_stop_ends_with_a_line() throws Exception {
+        Path file = dir.resolve("stop.trace");
+        Files.writeString(file, "# pools trace v2\na 1 64 s 1\na 2 64 s 1\nr 1 1\n");
+        PageFit.replayStarting = pools -> {
+            try {
+                Stops.abandonLock(pools);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        try {
+            BadInput e = assertThrows(
+                    BadInput.class,
+                    () -> PageFit.replay(
+                            PageFit.read(file), List.of(new PoolSpec.Sliced(64 * 1024, 4096, PoolSpec.UNCAPPED))));
+            assertTrue(e.getMessage().startsWith("the replay of " + file + " stopped the pools ("), e.getMessage());
+        } finally {
+            PageFit.replayStarting = null;
+        }
     }
 }

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pools.api.InstallMemoryPoolsException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
@@ -40,10 +43,7 @@ class AbandonedLockTest {
         ByteBuffer held = pools.allocate(KIB, 0);
         held.putLong(0, 0x1234_5678_9ABC_DEF0L);
         OwnedLock lock = pools.lockOf(0);
-        Thread leaver = new Thread(lock::lock, "leaver");
-        leaver.start();
-        leaver.join();
-        assertTrue(lock.isLocked());
+        Stops.abandonLock(pools);
 
         // A new thread has no cache of the pool yet: its request goes through the lock, and the JDK serves it.
         ByteBuffer waited = onThread(() -> pools.allocate(KIB, 0)).get();
@@ -187,5 +187,61 @@ class AbandonedLockTest {
         rw.readLock().unlock();
         writer.join();
         assertNull(told.get());
+    }
+
+    /** An install that is the first to meet the abandoned lock is refused as any install after a stop. */
+    @Test
+    void an_install_that_meets_an_abandoned_lock_is_refused_as_unavailable() throws Exception {
+        PoolAllocator pools = StoppedPoolsTest.pools();
+        Stops.abandonLock(pools);
+        InstallMemoryPoolsException e = assertThrows(
+                InstallMemoryPoolsException.class,
+                () -> pools.install(List.of(new PoolSpec.Sliced(64 * KIB, 4 * KIB, PoolSpec.UNCAPPED))));
+        assertEquals(InstallMemoryPoolsException.Kind.UNAVAILABLE, e.kind());
+        assertTrue(
+                e.getMessage().startsWith(PoolAllocator.STOPPED + AbandonedLockException.class.getName()),
+                e.getMessage());
+        assertInstanceOf(AbandonedLockException.class, pools.stoppedBy());
+    }
+
+    /**
+     * A test that holds the release queue outside the release code, on purpose (Releaser#holdQueue), is
+     * not a writer that left it: the release thread looks and waits on. Before, it stopped every pool
+     * of the JVM and ended (a review: ExhaustionTest failed alone).
+     */
+    @Test
+    void a_test_that_holds_the_release_queue_is_waited_for() throws Exception {
+        PoolAllocator pools = StoppedPoolsTest.pools();
+        Thread releaseThread = Releaser.thread();
+        long looks = Releaser.queueLock().watch.looks;
+        Releaser.holdQueue();
+        try {
+            while (Releaser.queueLock().watch.looks < looks + 2 && releaseThread.isAlive()) {
+                Thread.onSpinWait(); // the release thread looked at this hold twice, or ended
+            }
+        } finally {
+            Releaser.letGoOfQueue();
+        }
+        assertTrue(releaseThread.isAlive(), "the release thread goes on");
+        assertNull(pools.stoppedBy());
+    }
+
+    /** A stack cut to a limit set below the default may hide the holding frame: no hold is called left on it. */
+    @Test
+    void a_stack_cut_to_a_low_limit_may_be_inside() {
+        Class<?>[] holders = {Pool.class};
+        StackTraceElement elsewhere = new StackTraceElement("host.App", "run", "App.java", 1);
+        StackTraceElement[] twenty = new StackTraceElement[20];
+        Arrays.fill(twenty, elsewhere);
+        assertTrue(Abandonment.inside(twenty, holders, 20), "cut: cannot tell");
+        assertFalse(Abandonment.inside(Arrays.copyOf(twenty, 19), holders, 20), "whole, outside");
+        StackTraceElement[] deep = new StackTraceElement[Abandonment.DEFAULT_STACK_DEPTH];
+        Arrays.fill(deep, elsewhere);
+        assertFalse(
+                Abandonment.inside(deep, holders, Abandonment.DEFAULT_STACK_DEPTH),
+                "the default: no lock held that deep");
+        deep[5] = new StackTraceElement(Pool.class.getName(), "reserve", "Pool.java", 1);
+        assertTrue(Abandonment.inside(deep, holders, Abandonment.DEFAULT_STACK_DEPTH));
+        assertTrue(Abandonment.inside(new StackTraceElement[0], holders, 20), "an unread stack");
     }
 }

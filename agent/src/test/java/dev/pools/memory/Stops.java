@@ -26,4 +26,16 @@ public final class Stops {
         }
         assertInstanceOf(StackOverflowError.class, pools.stoppedBy());
     }
+
+    /**
+     * Leaves pool 0's lock of {@code pools} held by a thread that ended, as a frame the JVM unwound at
+     * a full heap leaves it (see {@code OwnedLock}): the next request that waits for it stops the pools.
+     */
+    public static void abandonLock(PoolAllocator pools) throws InterruptedException {
+        OwnedLock lock = pools.lockOf(0);
+        Thread leaver = new Thread(lock::lock, "leaver");
+        leaver.start();
+        leaver.join();
+        assertTrue(lock.isLocked());
+    }
 }

@@ -59,8 +59,10 @@ class DjlArraysIT {
             assertEquals("true", HostJvm.value(with, "pooled-" + array), array + " lives in a pool page");
             assertEquals("false", HostJvm.value(without, "pooled-" + array));
         }
+        // The four arrays above keep their buffers; the 2-D creator's temporary buffer, which no array
+        // keeps, may already be back if a collection ran (CI on JDK 25 saw 4, where runs mostly see 5).
         String[] live = HostJvm.value(with, "usage-live").split(" ");
-        assertTrue(Long.parseLong(live[0]) >= 5, "usage rose while the arrays were live: " + with);
+        assertTrue(Long.parseLong(live[0]) >= 4, "usage rose while the arrays were live: " + with);
         assertEquals("0 0 0", HostJvm.value(with, "usage-start"));
         assertNotEquals("-1", HostJvm.value(with, "drained-ms"));
         assertEquals(

@@ -5,6 +5,7 @@ import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -51,12 +52,17 @@ final class UnfinishedChunk {
      */
     static Whole whole(Path file) throws IOException {
         long[] scan = scan(file);
-        boolean ended = scan[0] == scan[1] && (scan[2] & FINAL_CHUNK) != 0;
-        if (ended || scan[0] == 0) {
-            return new Whole(file, ended, false);
+        if (ended(scan)) {
+            return new Whole(file, true, false);
         }
         if (!written(file)) {
-            // A killed JVM's: it changes no more. Bytes past the chunks it counted are left out.
+            // A killed JVM's, or one that ended since the scan (its last header may have been read
+            // half rewritten): unlocked, it changes no more, so this scan is the file as it stays.
+            scan = scan(file);
+            if (ended(scan) || scan[0] == 0) {
+                return new Whole(file, ended(scan), false);
+            }
+            // Bytes past the chunks it counted are left out.
             return scan[0] == scan[1]
                     ? new Whole(file, false, false)
                     : new Whole(copy(file, scan[0], false), false, false);
@@ -83,8 +89,8 @@ final class UnfinishedChunk {
 
     /**
      * Whether a running JVM writes {@code file}: the agent holds a lock on the file it writes, which a
-     * shared lock of this reader's conflicts with. False where the file system has no locks (nor did
-     * the writer then).
+     * shared lock of this reader's conflicts with (or, held by this JVM, overlaps). False where the
+     * file system has no locks (nor did the writer then).
      */
     static boolean written(Path file) {
         try (FileChannel c = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -94,30 +100,42 @@ final class UnfinishedChunk {
             }
             lock.release();
             return false;
+        } catch (OverlappingFileLockException e) {
+            return true; // this JVM holds a lock on it: it writes it
         } catch (IOException | RuntimeException e) {
             return false;
         }
     }
 
-    /** The end of {@code file}'s whole chunks, its length, and the last whole chunk's flags. */
+    /** Whether a {@link #scan} shows whole chunks only, the last one marked as the recording's end. */
+    private static boolean ended(long[] scan) {
+        return scan[0] == scan[1] && scan[0] > 0 && (scan[2] & FINAL_CHUNK) != 0;
+    }
+
+    /**
+     * The end of {@code file}'s whole chunks, its length, and the last whole chunk's flags. Each
+     * header is read in one read: a running writer rewrites it in place, and a size read in parts
+     * may mix the old and the new one.
+     */
     private static long[] scan(Path file) throws IOException {
         long end = 0;
         int flags = 0;
         long length;
         try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
             length = in.length();
+            byte[] bytes = new byte[HEADER_SIZE];
+            ByteBuffer header = ByteBuffer.wrap(bytes);
             while (end + HEADER_SIZE <= length) {
                 in.seek(end);
-                if (in.readInt() != MAGIC) {
+                in.readFully(bytes);
+                if (header.getInt(0) != MAGIC) {
                     break;
                 }
-                in.seek(end + CHUNK_SIZE_POSITION);
-                long size = in.readLong();
+                long size = header.getLong(CHUNK_SIZE_POSITION);
                 if (size < HEADER_SIZE || end + size > length) {
                     break;
                 }
-                in.seek(end + FLAG_POSITION);
-                flags = in.read();
+                flags = bytes[FLAG_POSITION] & 0xff;
                 end += size;
             }
         }

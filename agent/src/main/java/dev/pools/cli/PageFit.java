@@ -120,7 +120,12 @@ final class PageFit {
                         // as the JDK's ('f'), and no request of 0 bytes (no pool serves it).
                         throw new NumberFormatException();
                     }
-                    index.put(Long.parseLong(f[1]), ops.size());
+                    Integer live = index.put(Long.parseLong(f[1]), ops.size());
+                    if (live != null) {
+                        // Its first allocation would stay live to the end, never released nor counted.
+                        throw new BadInput(file + ":" + lineNumber + ": allocation " + f[1]
+                                + " is already live (a trace names an allocation once, until its 'r' or 'c' line)");
+                    }
                     ops.add(size);
                     // Version 1 named no thread: one thread made every request.
                     threads.add(f.length >= 5 ? thread(f[4], numbers) : 1);

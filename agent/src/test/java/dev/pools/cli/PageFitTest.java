@@ -120,6 +120,20 @@ class PageFitTest {
         assertTrue(e.getMessage().startsWith(file + ":2: not a line of a pools trace"), e.getMessage());
     }
 
+    /**
+     * An allocation named again while live (two traces joined, say) is refused with its line: read
+     * as a new one, the first would have stayed live to the end of every replay, uncounted.
+     */
+    @Test
+    void an_allocation_named_again_while_live_is_refused_with_its_line() throws Exception {
+        Path file = dir.resolve("twice.trace");
+        Files.writeString(file, "# pools trace v2\na 1 4096 s 1\na 2 64 s 1\nr 2 1\na 2 64 s 1\na 1 4096 s 1\n");
+        BadInput e = assertThrows(BadInput.class, () -> PageFit.read(file));
+        assertEquals(
+                file + ":6: allocation 1 is already live (a trace names an allocation once, until its 'r' or 'c' line)",
+                e.getMessage());
+    }
+
     @TempDir
     Path dir;
 

@@ -9,6 +9,7 @@ import dev.pools.log.Log;
 import dev.pools.memory.Usage;
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
 import javax.management.MalformedObjectNameException;
@@ -40,46 +41,103 @@ public final class MemoryPoolsJmx implements MemoryPoolsMXBean {
      * more (BENCHMARKS.md, B4) — for a view nobody may open. Nobody can reach the MBean before the
      * server exists, so nothing is lost; it appears at most {@value #POLL_MILLIS} ms after it.
      */
-    static void registerWhenServerExists(PoolsRuntime runtime) throws Exception {
-        if (platformServerExists()) {
-            register(runtime);
-            return;
-        }
-        Thread poller = new Thread("pools-jmx") {
-            @Override
-            public void run() {
-                while (true) {
-                    try {
-                        while (!platformServerExists()) {
-                            Thread.sleep(POLL_MILLIS);
-                        }
-                        register(runtime);
-                        return;
-                    } catch (InterruptedException e) {
-                        return; // The JVM is ending.
-                    } catch (OutOfMemoryError e) {
-                        // The Java heap is full for now (a host may catch the error and go on): look again.
-                        if (!pause()) {
-                            return;
-                        }
-                    } catch (Exception | LinkageError e) {
-                        Log.once("mbean", "the MBean " + NAME + " could not be registered: " + e);
-                        return;
-                    }
-                }
-            }
+    static void registerWhenServerExists(PoolsRuntime runtime) {
+        untilTheHeapAllows(new RegisterOrPoll(runtime));
+    }
 
-            private boolean pause() {
+    /**
+     * Registers now, or starts the poller. Named classes, not lambdas, on the start's path: the
+     * first lambda of a JVM costs tens of milliseconds of CPU while the application starts.
+     */
+    private static final class RegisterOrPoll implements Step {
+        private final PoolsRuntime runtime;
+
+        RegisterOrPoll(PoolsRuntime runtime) {
+            this.runtime = runtime;
+        }
+
+        @Override
+        public boolean done() throws Exception {
+            if (platformServerExists()) {
+                register(runtime);
+                return true;
+            }
+            Thread poller = new Poller(runtime);
+            poller.setDaemon(true);
+            poller.start();
+            return true;
+        }
+    }
+
+    /** Looks for the platform MBean server once a second, and registers the MBean in it once it exists. */
+    private static final class Poller extends Thread implements Step {
+        private final PoolsRuntime runtime;
+
+        Poller(PoolsRuntime runtime) {
+            super("pools-jmx");
+            this.runtime = runtime;
+        }
+
+        @Override
+        public boolean done() throws Exception {
+            if (!platformServerExists()) {
+                Thread.sleep(POLL_MILLIS);
+                return false;
+            }
+            register(runtime);
+            return true;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
                 try {
-                    Thread.sleep(POLL_MILLIS);
-                    return true;
-                } catch (InterruptedException e) {
-                    return false;
+                    untilTheHeapAllows(this);
+                    return;
+                } catch (Throwable heapFull) {
+                    // A full heap even in its handler (the handler's first call resolves its classes): again.
                 }
             }
-        };
-        poller.setDaemon(true);
-        poller.start();
+        }
+    }
+
+    /** One try of a step that may meet a full heap: whether it is done. */
+    interface Step {
+        boolean done() throws Exception;
+    }
+
+    /**
+     * Runs {@code step} until it is done. A full Java heap, or no room for a thread (a host's spike at
+     * start-up, which it may catch and survive), is waited out {@value #POLL_MILLIS} ms at a time:
+     * the MBean is not lost for the run. An MBean already registered (by a try that the heap failed
+     * after) is done. Any other failure is said once; nothing is thrown, and an interrupt (the JVM's
+     * end) ends it.
+     */
+    static void untilTheHeapAllows(Step step) {
+        untilTheHeapAllows(step, POLL_MILLIS);
+    }
+
+    static void untilTheHeapAllows(Step step, long pauseMillis) {
+        while (true) {
+            try {
+                if (step.done()) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (OutOfMemoryError e) {
+                try {
+                    Thread.sleep(pauseMillis);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+            } catch (InstanceAlreadyExistsException e) {
+                return;
+            } catch (Exception | LinkageError e) {
+                Log.onceIfItCan("mbean", "the MBean " + NAME + " could not be registered: ", e);
+                return;
+            }
+        }
     }
 
     /** Whether the platform MBean server exists, found without creating it: it is the one with the JVM's own MXBeans. */

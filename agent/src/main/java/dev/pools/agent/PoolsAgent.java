@@ -136,7 +136,20 @@ public final class PoolsAgent {
 
         @Override
         public void run() {
-            startInBackground(runtime, inst);
+            // A full heap (a host's spike at start-up) even in a handler of the steps: they run again,
+            // a second later, each as far as it got (the recording starts once, the MBean registers once).
+            while (true) {
+                try {
+                    startInBackground(runtime, inst);
+                    return;
+                } catch (Throwable heapFull) {
+                    try {
+                        Thread.sleep(MemoryPoolsJmx.POLL_MILLIS);
+                    } catch (Throwable interruptedOrFull) {
+                        // again, at once
+                    }
+                }
+            }
         }
     }
 
@@ -173,6 +186,24 @@ public final class PoolsAgent {
         }
     }
 
+    /** Says why the pools are out of reach. */
+    private static final class SayOutOfReach implements MemoryPoolsJmx.Step {
+        private final Throwable missing;
+
+        SayOutOfReach(Throwable missing) {
+            this.missing = missing;
+        }
+
+        @Override
+        public boolean done() {
+            Log.once(
+                    "native",
+                    "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
+                            + missing);
+            return true;
+        }
+    }
+
     /** Says once that a malloc hint failed; the hints are off from then on. */
     private static final class MallocHintFailed implements Consumer<Throwable> {
         @Override
@@ -192,14 +223,20 @@ public final class PoolsAgent {
 
         @Override
         public void run() {
-            runtime.shutdown();
-            // Pools whose JDK internals are out of reach run nothing, and record nothing (said at start).
-            Recorded recordable = PoolAllocator.unavailableBecause() == null ? runtime : null;
-            if (Recorder.shutdown(recordable) == Recorder.Ending.STILL_WRITING) {
-                Log.info("the JVM ended while the recording was starting or writing a batch, which did not"
-                        + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
-                        + " s; the JVM ends without its final batch (the file may be missing, empty, or as of"
-                        + " its last batch)");
+            try {
+                runtime.shutdown();
+                // Pools whose JDK internals are out of reach run nothing, and record nothing (said at start).
+                Recorded recordable = PoolAllocator.unavailableBecause() == null ? runtime : null;
+                if (Recorder.shutdown(recordable) == Recorder.Ending.STILL_WRITING) {
+                    Log.info("the JVM ended while the recording was starting or writing a batch, which did not"
+                            + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
+                            + " s; the JVM ends without its final batch (the file may be missing, empty, or as of"
+                            + " its last batch)");
+                }
+            } catch (Throwable t) {
+                // A class of the agent's that a full heap left unusable at its start (the JVM then said
+                // nothing of it), or a full heap now: one line, not a stack trace on the host's stderr.
+                Log.onceIfItCan("shutdown", "the agent's end did not complete: ", t);
             }
         }
     }
@@ -207,24 +244,19 @@ public final class PoolsAgent {
     private static void startInBackground(PoolsRuntime runtime, Instrumentation inst) {
         Throwable missing = PoolAllocator.unavailableBecause();
         if (missing != null) {
-            Log.once(
-                    "native",
-                    "the JDK internals the pools need are out of reach; the host keeps its own allocations: "
-                            + missing);
+            // Said once the heap has room for the line (a host's full heap at start-up is one reason).
+            MemoryPoolsJmx.untilTheHeapAllows(new SayOutOfReach(missing));
             return;
         }
         try {
             Recorder.start(runtime);
         } catch (Throwable t) {
-            Log.once("recorder", "the recording could not start; the pools run unrecorded: " + t);
+            // A full heap here leaves the recording to the JVM's end, which starts it (Recorder.start).
+            Log.onceIfItCan("recorder", "the recording could not start; the pools run unrecorded: ", t);
         }
-        try {
-            // Not created here, only joined once something else creates it: the platform MBean
-            // server's own cost is a JVM's, not ours to add (MemoryPoolsJmx).
-            MemoryPoolsJmx.registerWhenServerExists(runtime);
-        } catch (Throwable t) {
-            Log.once("mbean", "the MBean pools:type=MemoryPools could not be registered: " + t);
-        }
+        // Not created here, only joined once something else creates it: the platform MBean server's
+        // own cost is a JVM's, not ours to add. A full heap is waited out (MemoryPoolsJmx).
+        MemoryPoolsJmx.registerWhenServerExists(runtime);
     }
 
     /**

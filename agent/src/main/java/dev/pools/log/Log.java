@@ -23,7 +23,24 @@ public final class Log {
     /** Says {@code message} the first time {@code kind} happens; later ones are dropped. */
     public static void once(String kind, String message) {
         if (SAID.add(kind)) {
-            System.err.println("pools: " + message);
+            try {
+                System.err.println("pools: " + message);
+            } catch (RuntimeException | Error e) {
+                SAID.remove(kind); // not said (a full heap): a later try says it
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * As {@link #once}, with {@code cause} after {@code message}. A failure to say it (a full heap,
+     * which made the line itself) is swallowed: an agent's thread does not end on its own voice.
+     */
+    public static void onceIfItCan(String kind, String message, Throwable cause) {
+        try {
+            once(kind, message + cause);
+        } catch (Throwable t) {
+            // Nothing more can be said.
         }
     }
 }

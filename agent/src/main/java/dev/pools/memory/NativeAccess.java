@@ -135,8 +135,17 @@ final class NativeAccess {
             calls = null;
             failure = t;
         }
+        long directMax = Long.MAX_VALUE;
+        try {
+            directMax = calls != null ? calls.maxDirectMemory() : DirectMemory.limit();
+        } catch (Throwable t) {
+            // A full heap here too (the host's, at the agent's start): the pools are out of reach for
+            // the run, said so, rather than this class left unusable for every later call.
+            calls = null;
+            failure = failure != null ? failure : t;
+        }
         CALLS = calls;
-        DIRECT_MAX = calls != null ? calls.maxDirectMemory() : DirectMemory.limit();
+        DIRECT_MAX = directMax;
         DIRECT_BUFFER = directBuffer;
         WAITS_FOR_REFERENCES = waits;
         PAGE_HOOKS = pageHooks;

@@ -133,7 +133,13 @@ public final class PoolAllocator {
 
     /** Whether the JDK internals the pools need are in reach; null if so, otherwise why not. */
     public static Throwable unavailableBecause() {
-        return NativeAccess.failure();
+        try {
+            return NativeAccess.failure();
+        } catch (LinkageError e) {
+            // A full heap (the host's, at the agent's start) interrupted the class's initialisation,
+            // which the JVM does not try again: out of reach for the run.
+            return e;
+        }
     }
 
     public CallSites sites() {

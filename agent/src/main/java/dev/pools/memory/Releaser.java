@@ -138,7 +138,18 @@ final class Releaser {
         Thread t = new Thread("pools-release") {
             @Override
             public void run() {
-                loop();
+                // A full heap outside the loop's own handlers (its batch at its start, or inside a
+                // handler): the thread outlives it, as it does inside, or no buffer the collector finds
+                // comes back. A class the JVM could not initialise stays unusable: then it ends.
+                while (true) {
+                    try {
+                        if (!loopOnce()) {
+                            return;
+                        }
+                    } catch (Throwable heapFull) {
+                        // Even the pause failed: again.
+                    }
+                }
             }
         };
         t.setDaemon(true);
@@ -229,6 +240,21 @@ final class Releaser {
 
     /** How long the release thread waits after it failed to take the queue (a full heap). */
     private static final long PAUSE_AFTER_FAILURE_NANOS = 10_000_000L;
+
+    /** {@link #loop}; whether to run it again: after a full heap, which it pauses for first. */
+    private static boolean loopOnce() {
+        try {
+            loop();
+            return false;
+        } catch (OutOfMemoryError e) {
+            reportOnce(e);
+            LockSupport.parkNanos(PAUSE_AFTER_FAILURE_NANOS);
+            return true;
+        } catch (Throwable t) {
+            reportOnce(t);
+            return false;
+        }
+    }
 
     private static void loop() {
         Lease[] batch = new Lease[BATCH];

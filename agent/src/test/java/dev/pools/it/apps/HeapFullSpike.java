@@ -24,7 +24,9 @@ public final class HeapFullSpike {
         // Once the recording runs: a full heap in the middle of the agent's or the recording's start
         // can leave them out for the run (a class whose initialiser it interrupts cannot be used
         // again; said on stderr), which is not what this is about.
-        for (int i = 0; i < 200 && !Recorder.started(); i++) {
+        // The agent's start thread ended too: the MBean's poller exists (a full heap before that is
+        // waited out, MemoryPoolsJmxTest; its end here would depend on when the heap frees).
+        for (int i = 0; i < 1200 && (!Recorder.started() || threads().contains("pools-start")); i++) {
             Thread.sleep(50);
         }
         fill(); // every class and call of the program resolved before the spike

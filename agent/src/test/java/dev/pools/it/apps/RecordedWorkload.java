@@ -14,6 +14,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -168,12 +169,19 @@ public final class RecordedWorkload {
 
     private static void threads() throws InterruptedException {
         Thread[] workers = new Thread[4];
+        // Steady once every worker holds its ring of 8 (32 x 64 KiB: two pages), however slow the machine.
+        CountDownLatch full = new CountDownLatch(workers.length);
         for (int t = 0; t < workers.length; t++) {
             workers[t] = new Thread(
                     () -> {
                         ArrayDeque<ByteBuffer> ring = new ArrayDeque<>();
+                        boolean counted = false;
                         while (true) {
                             if (ring.size() == 8) {
+                                if (!counted) {
+                                    full.countDown();
+                                    counted = true;
+                                }
                                 PoolsRuntime.current().allocator().release(ring.removeFirst());
                             }
                             ByteBuffer b = Tensors.allocate(64 * 1024);
@@ -185,7 +193,7 @@ public final class RecordedWorkload {
             workers[t].setDaemon(true);
             workers[t].start();
         }
-        Thread.sleep(1500);
+        full.await();
         printApi();
         System.out.println("steady");
         System.out.flush();

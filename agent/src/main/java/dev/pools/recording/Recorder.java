@@ -275,17 +275,45 @@ public final class Recorder {
             this.periodNanos = periodNanos;
         }
 
+        /** When the agent started this thread, and when the next batch (or try to start) is due. */
+        private long origin;
+
+        private long next;
+
+        /** Set once the recording runs. */
+        private boolean begun;
+
         @Override
         public void run() {
-            long origin = System.nanoTime();
-            long next = origin + Math.min(periodNanos, START_AT_MOST_NANOS);
+            origin = System.nanoTime();
+            next = origin + Math.min(periodNanos, START_AT_MOST_NANOS);
+            // A full heap outside the handlers below (in a handler, or a wait: their first calls
+            // resolve classes) does not end the recording: it goes on from where it was.
+            while (true) {
+                try {
+                    if (!begun) {
+                        if (!begin()) {
+                            return;
+                        }
+                        begun = true;
+                    }
+                    batches();
+                    return;
+                } catch (OutOfMemoryError heapFull) {
+                    // again
+                }
+            }
+        }
+
+        /** Starts the recording at its time; false if it does not run (the JVM's end starts it, or it failed). */
+        private boolean begin() {
             if (!awaitUntil(next)) {
-                return; // the JVM's end starts the recording
+                return false; // the JVM's end starts the recording
             }
             while (true) {
                 try {
                     if (!startNow(false)) {
-                        return;
+                        return false;
                     }
                     break;
                 } catch (OutOfMemoryError e) {
@@ -293,20 +321,25 @@ public final class Recorder {
                     // JVM's end). Nothing here may allocate.
                     next += periodNanos;
                     if (!awaitUntil(next)) {
-                        return;
+                        return false;
                     }
                 } catch (IOException | RuntimeException | Error e) {
                     if (!closing) {
-                        Log.once("recorder", "the recording could not start; the pools run unrecorded: " + e);
+                        Log.onceIfItCan("recorder", "the recording could not start; the pools run unrecorded: ", e);
                     }
-                    return;
+                    return false;
                 }
             }
-            PoolAllocator allocator = pools;
-            ProcessMemory sampler = memory;
             if (next - origin < periodNanos) {
                 next = origin; // started early for a long period: the batches keep to the period from the agent's start
             }
+            return true;
+        }
+
+        /** A batch every period, until the JVM's end or a failure to write. */
+        private void batches() {
+            PoolAllocator allocator = pools;
+            ProcessMemory sampler = memory;
             while (true) {
                 next += periodNanos;
                 if (next - System.nanoTime() < 0) {

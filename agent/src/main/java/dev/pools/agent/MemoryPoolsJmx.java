@@ -9,6 +9,7 @@ import dev.pools.log.Log;
 import dev.pools.memory.Usage;
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
@@ -95,9 +96,23 @@ public final class MemoryPoolsJmx implements MemoryPoolsMXBean {
                     untilTheHeapAllows(this);
                     return;
                 } catch (Throwable heapFull) {
-                    // A full heap even in its handler (the handler's first call resolves its classes): again.
+                    // A full heap even in its handler: again, after a pause.
+                    pause(POLL_MILLIS);
                 }
             }
+        }
+    }
+
+    /**
+     * Waits {@code millis} at a full heap: {@link LockSupport}, initialised at the agent's start,
+     * allocates nothing ({@code Thread.sleep} may: JDK 25's sleep event), so the wait itself does
+     * not fail and make a retry spin. Never throws.
+     */
+    static void pause(long millis) {
+        try {
+            LockSupport.parkNanos(millis * 1_000_000L);
+        } catch (Throwable t) {
+            // nothing more to do
         }
     }
 
@@ -126,11 +141,7 @@ public final class MemoryPoolsJmx implements MemoryPoolsMXBean {
             } catch (InterruptedException e) {
                 return;
             } catch (OutOfMemoryError e) {
-                try {
-                    Thread.sleep(pauseMillis);
-                } catch (InterruptedException stop) {
-                    return;
-                }
+                pause(pauseMillis);
             } catch (InstanceAlreadyExistsException e) {
                 return;
             } catch (Exception | LinkageError e) {

@@ -16,6 +16,7 @@ import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -54,6 +55,11 @@ public final class PoolsAgent {
     }
 
     private static void start(String args, Instrumentation inst, boolean late) {
+        // Initialised now, while the heap has room: the agent's threads say failures and pause with
+        // them at a full heap, where a class first initialised then may fail for the whole run (the
+        // JVM does not try again), and a pause that throws makes a retry spin.
+        Log.ready();
+        LockSupport.unpark(null);
         if (PoolsRuntime.current() != null) {
             Log.info("already attached to this JVM; the second attach is ignored");
             return;
@@ -125,6 +131,9 @@ public final class PoolsAgent {
      * the first lambda of a JVM costs tens of milliseconds, which {@code premain} does not spend.
      */
     private static final class BackgroundStart extends Thread {
+        /** How long the start waits before it runs its steps again after a full heap. */
+        private static final long RETRY_NANOS = 1_000_000_000L;
+
         private final PoolsRuntime runtime;
         private final Instrumentation inst;
 
@@ -143,10 +152,11 @@ public final class PoolsAgent {
                     startInBackground(runtime, inst);
                     return;
                 } catch (Throwable heapFull) {
+                    // Not a call into a class of the agent's not yet initialised, which may fail here too.
                     try {
-                        Thread.sleep(MemoryPoolsJmx.POLL_MILLIS);
-                    } catch (Throwable interruptedOrFull) {
-                        // again, at once
+                        LockSupport.parkNanos(RETRY_NANOS);
+                    } catch (Throwable again) {
+                        // again
                     }
                 }
             }

@@ -1,5 +1,6 @@
 package dev.pools.cli;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -72,20 +73,42 @@ final class UnfinishedChunk {
         // Recorder file"); and a copy of the size read before may come with a header rewritten since,
         // which counts more than the copy holds. So: copy all there is (the header first, so it counts
         // only bytes written before it, which never change), then keep its whole chunks.
-        Path copy = copy(file, Long.MAX_VALUE, false);
-        try {
-            long whole = scan(copy)[0];
-            if (whole > 0) {
-                try (FileChannel c = FileChannel.open(copy, StandardOpenOption.WRITE)) {
-                    c.truncate(whole);
+        // A JVM that has just taken the name has emptied the file and not yet written its start (a few
+        // milliseconds): looked at again, a little later, before it is said so.
+        for (int look = 1; ; look++) {
+            Path copy = copy(file, Long.MAX_VALUE, false);
+            try {
+                long whole = scan(copy)[0];
+                if (whole > 0) {
+                    try (FileChannel c = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+                        c.truncate(whole);
+                    }
+                    return new Whole(copy, false, true);
                 }
+            } catch (IOException | RuntimeException e) {
+                Files.deleteIfExists(copy);
+                throw e;
             }
-        } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(copy);
-            throw e;
+            if (look == STARTING_LOOKS) {
+                throw new BadInput(
+                        file + ": a running JVM has just started this recording and written no whole part of it yet;"
+                                + " read it again in a moment",
+                        true);
+            }
+            try {
+                Thread.sleep(STARTING_PAUSE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BadInput(file + ": interrupted while its JVM starts the recording", true);
+            }
         }
-        return new Whole(copy, false, true);
     }
+
+    /** How many times, {@link #STARTING_PAUSE_MILLIS} apart, a running JVM's file without a whole chunk is looked at. */
+    static final int STARTING_LOOKS = 10;
+
+    static final long STARTING_PAUSE_MILLIS = 100;
 
     /**
      * Whether a running JVM writes {@code file}: the agent holds a lock on the file it writes, which a
@@ -127,7 +150,11 @@ final class UnfinishedChunk {
             ByteBuffer header = ByteBuffer.wrap(bytes);
             while (end + HEADER_SIZE <= length) {
                 in.seek(end);
-                in.readFully(bytes);
+                try {
+                    in.readFully(bytes);
+                } catch (EOFException e) {
+                    break; // emptied since its length was read (a JVM that takes the name now)
+                }
                 if (header.getInt(0) != MAGIC) {
                     break;
                 }

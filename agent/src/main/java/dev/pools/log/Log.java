@@ -14,6 +14,12 @@ public final class Log {
 
     private Log() {}
 
+    /**
+     * Nothing, but this class is initialised by then: the agent calls it at its start, so that a
+     * failure first said at a full heap does not leave this class unusable for the run.
+     */
+    public static void ready() {}
+
     public static void info(String message) {
         if (!QUIET) {
             System.err.println("pools: " + message);

@@ -147,7 +147,13 @@ final class Releaser {
                             return;
                         }
                     } catch (Throwable heapFull) {
-                        // Even the pause failed: again.
+                        // Even its handler met the full heap: again, after the pause (LockSupport is
+                        // initialised at the agent's start, so the pause itself allocates nothing).
+                        try {
+                            LockSupport.parkNanos(PAUSE_AFTER_FAILURE_NANOS);
+                        } catch (Throwable again) {
+                            // again
+                        }
                     }
                 }
             }

@@ -157,8 +157,18 @@ public final class Recorder {
             startNow(false);
             return;
         }
-        periodic = new Periodic(period.toNanos());
-        periodic.start();
+        try {
+            Periodic thread = new Periodic(period.toNanos());
+            periodic = thread;
+            thread.start();
+        } catch (OutOfMemoryError e) {
+            periodic = null;
+            // A full heap (or no room for a thread): asked for, the recording is started at the JVM's end.
+            Log.onceIfItCan(
+                    "recorder",
+                    "the recording's thread could not start; the recording is written at the JVM's end: ",
+                    e);
+        }
     }
 
     /**
@@ -283,6 +293,9 @@ public final class Recorder {
         /** Set once the recording runs. */
         private boolean begun;
 
+        /** How long the thread waits before it goes on after a full heap met outside its handlers. */
+        private static final long HEAP_FULL_PAUSE_NANOS = 10_000_000L;
+
         @Override
         public void run() {
             origin = System.nanoTime();
@@ -300,7 +313,13 @@ public final class Recorder {
                     batches();
                     return;
                 } catch (OutOfMemoryError heapFull) {
-                    // again
+                    // Again, after a pause (LockSupport is initialised at the agent's start, so the
+                    // pause itself allocates nothing).
+                    try {
+                        LockSupport.parkNanos(this, HEAP_FULL_PAUSE_NANOS);
+                    } catch (Throwable again) {
+                        // again
+                    }
                 }
             }
         }

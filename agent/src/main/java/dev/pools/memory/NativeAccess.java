@@ -128,6 +128,11 @@ final class NativeAccess {
                 virtualThreads = true;
             }
             calls = InternalCalls.compile(targets, receivers);
+            // The JDK's own direct buffer path, initialised here, at the first request, while the stack
+            // has room: a request the pools give back to the JDK may come at the end of a thread's
+            // stack, where a class first initialised then (DirectByteBuffer's Deallocator) fails, and the
+            // JVM does not try again: every later allocateDirect of the host would fail with it.
+            calls.invokeCleaner(ByteBuffer.allocateDirect(1));
             directReserved = bitsCounter("RESERVED_MEMORY");
             directCapacity = bitsCounter("TOTAL_CAPACITY");
             directCount = bitsCounter("COUNT");

@@ -42,9 +42,7 @@ class PageFitTest {
     @Test
     void each_threads_releases_serve_only_that_threads_requests_in_a_replay() throws Exception {
         Path file = dir.resolve("two.trace");
-        Files.writeString(
-                file,
-                """
+        Files.writeString(file, """
                 # pools trace v2
                 a 1 8192 h#a 1
                 a 2 8192 h#a 1
@@ -66,9 +64,7 @@ class PageFitTest {
         assertEquals(1, PageFit.replay(PageFit.read(file), page).pagesPeak()[0]);
         // A virtual thread (0) caches nothing: its release goes back to the page, its next 8 KiB takes
         // that room, and another thread's 48 KiB fits after the slice still held.
-        Files.writeString(
-                file,
-                """
+        Files.writeString(file, """
                 # pools trace v2
                 a 1 8192 h#a 0
                 a 2 8192 h#a 0

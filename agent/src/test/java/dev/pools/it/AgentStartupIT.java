@@ -32,9 +32,7 @@ class AgentStartupIT {
 
     @Test
     void a_valid_layout_is_installed_as_written_and_read_back_through_the_api() throws Exception {
-        write(
-                "layout.yaml",
-                """
+        write("layout.yaml", """
                 # two pools: small tensors share 1 MiB pages, larger ones 8 MiB pages
                 layout: sliced
                 pools:
@@ -89,9 +87,7 @@ class AgentStartupIT {
      */
     @Test
     void a_plain_layout_file_is_read_without_snakeyaml() throws Exception {
-        write(
-                "layout.yaml",
-                """
+        write("layout.yaml", """
                 layout: sliced
                 pools:
                   - page_size: 1 MiB    # 1048576 B
@@ -126,9 +122,7 @@ class AgentStartupIT {
      */
     @Test
     void a_trace_that_cannot_be_written_is_dropped_alone() throws Exception {
-        write(
-                "layout.yaml",
-                """
+        write("layout.yaml", """
                 layout: sliced
                 pools:
                   - page_size: 1 MiB

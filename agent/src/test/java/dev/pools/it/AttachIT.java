@@ -28,9 +28,7 @@ class AttachIT {
     @Test
     void attach_checks_the_layout_here_then_loads_the_agent_once() throws Exception {
         Files.writeString(dir.resolve("bad.yaml"), "pools:\n  - kind: nope\n");
-        Files.writeString(
-                dir.resolve("good.yaml"),
-                """
+        Files.writeString(dir.resolve("good.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 1 MiB
@@ -158,9 +156,7 @@ class AttachIT {
     /** The layout's path in {@code pools.agent} is the one attach compares: absolute and normalised. */
     @Test
     void the_layout_a_javaagent_runs_is_named_by_its_normalised_path() throws Exception {
-        Files.writeString(
-                dir.resolve("good.yaml"),
-                """
+        Files.writeString(dir.resolve("good.yaml"), """
                 intercept:
                   packages: [it.host]
                 report:

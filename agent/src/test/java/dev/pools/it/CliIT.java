@@ -32,8 +32,7 @@ class CliIT {
     @TempDir
     static Path dir;
 
-    static final String GROWABLE =
-            """
+    static final String GROWABLE = """
             layout: sliced
             pools:
               - page_size: 256 KiB

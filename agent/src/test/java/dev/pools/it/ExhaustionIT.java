@@ -28,8 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ExhaustionIT {
 
     /** A sliced pool of 1 MiB pages that takes requests up to 64 KiB, for it.host. */
-    private static final String ONE_MIB_PAGES =
-            """
+    private static final String ONE_MIB_PAGES = """
             layout: sliced
             pools:
               - page_size: 1 MiB
@@ -51,9 +50,7 @@ class ExhaustionIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"-XX:-ExplicitGCInvokesConcurrent", "-XX:+ExplicitGCInvokesConcurrent"})
     void a_capped_page_full_of_unreachable_buffers_never_refuses(String explicitGc) throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 320 MiB
@@ -96,18 +93,13 @@ class ExhaustionIT {
     @ValueSource(strings = {"direct", "sliced"})
     void at_the_direct_memory_limit_empty_room_is_given_back_before_a_request_falls_back(String layout)
             throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                (layout.equals("direct")
-                                ? "layout: direct\n"
-                                : """
+        Files.writeString(dir.resolve("layout.yaml"), (layout.equals("direct") ? "layout: direct\n" : """
                                 layout: sliced
                                 pools:
                                   - page_size: 4 MiB
                                     max_slice: 512 KiB
                                   - page_size: 8 MiB
-                                """)
-                        + """
+                                """) + """
                         intercept:
                           packages: [it.host]
                         report:
@@ -132,9 +124,7 @@ class ExhaustionIT {
      */
     @Test
     void buffers_dropped_at_the_direct_memory_limit_never_make_the_host_run_out() throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 256 KiB
@@ -166,9 +156,7 @@ class ExhaustionIT {
      */
     @Test
     void after_a_dropped_burst_the_rest_of_the_process_gets_direct_memory_as_without_the_agent() throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 4 MiB

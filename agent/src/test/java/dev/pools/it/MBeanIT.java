@@ -52,9 +52,7 @@ class MBeanIT {
 
     @Test
     void the_mbean_agrees_with_the_api_and_refuses_a_bad_install_with_the_reason() throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB

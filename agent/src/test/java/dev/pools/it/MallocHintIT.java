@@ -33,9 +33,7 @@ class MallocHintIT {
         Assumptions.assumeTrue(
                 Files.readString(Path.of("/proc/self/maps")).contains("libc.so.6"),
                 "the hint is for glibc's malloc, and this JVM runs on another C library (or OS)");
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 16 MiB

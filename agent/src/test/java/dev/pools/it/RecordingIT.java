@@ -45,8 +45,7 @@ class RecordingIT {
     @TempDir
     Path dir;
 
-    static final String LAYOUT =
-            """
+    static final String LAYOUT = """
             layout: sliced
             pools:
               - page_size: 256 KiB
@@ -696,9 +695,7 @@ class RecordingIT {
      */
     @Test
     void every_pool_report_is_of_the_layout_recorded_before_it_though_installs_come_during_batches() throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 256 KiB
@@ -746,9 +743,7 @@ class RecordingIT {
     @ValueSource(strings = {"fallback", "fail"})
     void with_report_period_0_a_storm_of_refusals_is_counted_and_the_file_stays_bounded(String onExhausted)
             throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB
@@ -760,8 +755,7 @@ class RecordingIT {
                   file: run.jfr
                   period: 0
                   max_size: 64 KiB
-                """
-                        .formatted(onExhausted));
+                """.formatted(onExhausted));
         int count = 200_000;
         int failed = onExhausted.equals("fail") ? count : 0;
         Forked.Result r = Forked.app(

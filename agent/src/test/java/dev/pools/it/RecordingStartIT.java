@@ -23,8 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RecordingStartIT {
 
-    private static final String LAYOUT =
-            """
+    private static final String LAYOUT = """
             layout: sliced
             pools:
               - page_size: 1 MiB

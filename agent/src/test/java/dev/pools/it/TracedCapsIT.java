@@ -20,8 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TracedCapsIT {
 
-    private static final String MEASURE =
-            """
+    private static final String MEASURE = """
             layout: sliced
             pools:
               - page_size: 64 KiB

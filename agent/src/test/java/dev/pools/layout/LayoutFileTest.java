@@ -29,8 +29,7 @@ class LayoutFileTest {
 
     @Test
     void anchors_aliases_explicit_tags_flow_style_and_a_document_marker_read_as_the_plain_form() throws Exception {
-        PoolsConfig plain = parse(
-                """
+        PoolsConfig plain = parse("""
                 layout: sliced
                 pools:
                   - {page_size: 1 MiB, max_slice: 64 KiB, pages: 4}
@@ -38,8 +37,7 @@ class LayoutFileTest {
                   - page_size: 8 MiB
                 poison_on_free: true
                 """);
-        PoolsConfig fancy = parse(
-                """
+        PoolsConfig fancy = parse("""
                 ---
                 layout: !!str sliced
                 pools:

@@ -38,8 +38,7 @@ class DjlArraysIT {
                 .toList();
     }
 
-    private static final String GROWABLE =
-            """
+    private static final String GROWABLE = """
             layout: sliced
             pools:
               - page_size: 1 MiB
@@ -125,8 +124,7 @@ class DjlArraysIT {
 
     @Test
     void a_full_capped_layout_falls_back_and_the_application_stays_correct() throws Exception {
-        String capped =
-                """
+        String capped = """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB
@@ -143,8 +141,7 @@ class DjlArraysIT {
 
     @Test
     void a_full_capped_layout_with_on_exhausted_fail_throws_the_pools_error() throws Exception {
-        String capped =
-                """
+        String capped = """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB

@@ -34,9 +34,7 @@ class DjlConcurrencyAndAttachIT {
     }
 
     private Path layout(String release) throws Exception {
-        return Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        return Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 256 KiB
@@ -45,8 +43,7 @@ class DjlConcurrencyAndAttachIT {
                 release: %s
                 report:
                   file: none
-                """
-                        .formatted(release));
+                """.formatted(release));
     }
 
     @Test

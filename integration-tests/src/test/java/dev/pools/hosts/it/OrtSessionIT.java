@@ -18,17 +18,14 @@ class OrtSessionIT {
     Path dir;
 
     private Forked.Result run(String release, String api) throws Exception {
-        Files.writeString(
-                dir.resolve("layout.yaml"),
-                """
+        Files.writeString(dir.resolve("layout.yaml"), """
                 layout: sliced
                 pools:
                   - page_size: 64 KiB
                 report:
                   file: none
                 release: %s
-                """
-                        .formatted(release));
+                """.formatted(release));
         Forked.Result r = HostJvm.run(dir, List.of(Forked.agent(Path.of("layout.yaml"))), OrtSession.class, api);
         assertEquals(0, r.exit(), r.toString());
         return r;

@@ -1,5 +1,8 @@
 package dev.pools.cli;
 
+import dev.pools.layout.LayoutException;
+import dev.pools.layout.LayoutFile;
+import dev.pools.layout.Layouts;
 import dev.pools.memory.PoolKind;
 import dev.pools.memory.Sizes;
 import dev.pools.recording.EventNames;
@@ -84,16 +87,48 @@ final class Budget {
     }
 
     /**
-     * A run whose process memory was sampled once, at its end ({@code report.period: 0}): its direct
-     * memory outside the pools is not its peak, and no limit can be derived from it; null if none.
+     * A run whose process memory was sampled once: with {@code report.period: 0} (at its end only), or
+     * by a JVM that ended or was killed before its second batch. Its direct memory outside the pools
+     * at that moment may be below its peak; null if none.
      */
-    static RecordingSummary sampledAtEndOnly(List<RecordingSummary> runs) {
+    static RecordingSummary sampledOnce(List<RecordingSummary> runs) {
         for (RecordingSummary r : runs) {
-            if (r.budget.samples > 0 && r.budget.samples < 2) {
+            if (r.budget.samples == 1) {
                 return r;
             }
         }
         return null;
+    }
+
+    /**
+     * Whether no run was sampled more than once: then no direct memory limit can be derived (a single
+     * sample is not a peak). With others sampled over their run, a run sampled once counts with what
+     * its sample holds, and the limit says so.
+     */
+    static boolean sampledOnceOnly(List<RecordingSummary> runs) {
+        for (RecordingSummary r : runs) {
+            if (r.budget.samples > 1) {
+                return false;
+            }
+        }
+        return sampledOnce(runs) != null;
+    }
+
+    /** Why {@code run} has one sample of the process's memory, as the comments say it. */
+    static String sampledOnceWhy(RecordingSummary run) {
+        boolean periodZero = false;
+        try {
+            periodZero = run.layoutYaml != null
+                    && LayoutFile.parse("recorded", run.layoutYaml, Layouts.GIB)
+                            .reportPeriod()
+                            .isZero();
+        } catch (LayoutException | RuntimeException e) {
+            // An older agent's layout: said without the period.
+        }
+        return periodZero
+                ? "has the process's memory at its end only (report.period: 0), not at its peak"
+                : "has one sample of the process's memory (its JVM ended or was killed before its second batch),"
+                        + " maybe not its peak";
     }
 
     /** How long after its JVM's start a recording may begin and still be whole: the agent's start, the first batch. */
@@ -132,10 +167,14 @@ final class Budget {
         return rss < 0 ? -1 : roundUpMib(rss * (1 + headroom));
     }
 
-    /** {@code -XX:MaxDirectMemorySize} for {@code poolPages} bytes of pages, plus headroom, in whole MiB. */
-    long maxDirectMemory(long poolPages, double headroom) {
+    /**
+     * {@code -XX:MaxDirectMemorySize} for {@code cappedPages} bytes of capped pages (their caps hold the
+     * headroom already, and the pools never reserve more) and the direct memory outside the pools at its
+     * peak plus headroom, in whole MiB.
+     */
+    long maxDirectMemory(long cappedPages, double headroom) {
         long outside = Math.max(0, peak(DIRECT_OUTSIDE_POOLS));
-        return roundUpMib((poolPages + outside) * (1 + headroom));
+        return roundUpMib(cappedPages + outside * (1 + headroom));
     }
 
     static long roundUpMib(double bytes) {
@@ -194,9 +233,7 @@ final class Budget {
         long pages = pageBytes.values().stream().mapToLong(Long::longValue).sum();
         Budget b = largest(runs);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put(
-                "maxDirectMemorySize",
-                b.samples == 0 || sampledAtEndOnly(runs) != null ? -1 : b.maxDirectMemory(pages, 0));
+        m.put("maxDirectMemorySize", b.samples == 0 || sampledOnceOnly(runs) ? -1 : b.maxDirectMemory(pages, 0));
         m.put("containerMemory", b.samples == 0 ? -1 : b.containerLimit(0));
         return m;
     }

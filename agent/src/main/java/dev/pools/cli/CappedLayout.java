@@ -43,7 +43,7 @@ final class CappedLayout {
                 .append(", headroom ")
                 .append(percent(headroom))
                 .append(".\n");
-        if (search == null) {
+        if (search == null && !first.layoutKind.equals(PoolKind.DIRECT.label())) {
             b.append("# Each pool is capped at the most pages it held, plus headroom.\n");
         }
         for (RecordingSummary r : runs) {
@@ -309,13 +309,26 @@ final class CappedLayout {
                     .append(missesStart(late))
                     .append(": these limits may be low)\n");
         }
-        RecordingSummary endOnly = Budget.sampledAtEndOnly(runs);
-        if (cappedBytes >= 0 && endOnly != null) {
+        RecordingSummary once = Budget.sampledOnce(runs);
+        if (cappedBytes >= 0 && Budget.sampledOnceOnly(runs)) {
             // The direct memory outside the pools is sampled (the resident set's peak is the kernel's).
             b.append("#   -XX:MaxDirectMemorySize: none suggested: ")
-                    .append(endOnly.name())
-                    .append(" has the process's memory at its end only (report.period: 0), not at its peak\n");
-        } else if (cappedBytes >= 0) {
+                    .append(once.name())
+                    .append(' ')
+                    .append(Budget.sampledOnceWhy(once))
+                    .append('\n');
+        } else if (cappedBytes < 0) {
+            // A direct layout's measure: the pools it becomes grow, and their pages are not known yet.
+            b.append("#   -XX:MaxDirectMemorySize: none suggested: the layout above grows (from a direct layout, which"
+                    + " has no pages); measure it, then suggest from that recording\n");
+        } else {
+            if (once != null) {
+                b.append("#   (")
+                        .append(once.name())
+                        .append(' ')
+                        .append(Budget.sampledOnceWhy(once))
+                        .append(": the limit counts that sample with the others' peaks)\n");
+            }
             long direct = budget.maxDirectMemory(cappedBytes, headroom);
             b.append("#   -XX:MaxDirectMemorySize=")
                     .append(direct >> 20)
@@ -323,6 +336,7 @@ final class CappedLayout {
                     .append(Sizes.human(cappedBytes))
                     .append(") and the direct memory outside the pools at its peak (")
                     .append(Sizes.human(Math.max(0, budget.peak(Budget.DIRECT_OUTSIDE_POOLS))))
+                    .append(headroom > 0 ? ", plus headroom" : "")
                     .append(")\n");
         }
         long limit = budget.containerLimit(headroom);

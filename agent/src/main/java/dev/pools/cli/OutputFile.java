@@ -1,9 +1,11 @@
 package dev.pools.cli;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -59,6 +61,10 @@ final class OutputFile {
         if (dir == null || !Files.isDirectory(dir)) {
             throw new BadInput("-o " + output + ": no such directory: " + dir);
         }
+        if (Files.exists(target) && !Files.isWritable(target)) {
+            // The rename below needs only the directory's permission: a file one may not write was replaced (a review).
+            throw new BadInput("-o " + output + ": cannot write it (permission denied); the file is as it was");
+        }
         Path temp = null;
         try {
             temp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
@@ -95,6 +101,16 @@ final class OutputFile {
     private static String reason(Exception e) {
         if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getReason();
+        }
+        // Without a reason, their message is only the path: the temporary file's, which the user never named.
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileSystemException) {
+            return e.getClass().getSimpleName();
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }

@@ -9,7 +9,9 @@ import dev.pools.memory.PoolSpec;
 import dev.pools.memory.Sizes;
 import dev.pools.memory.Usage;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -106,13 +108,38 @@ final class PageFit {
         Map<Long, Integer> index = new HashMap<>();
         long largest = 0;
         int lineNumber = 0;
+        int version = 0; // none said: the fields each line has
         try {
-            for (String line : Files.readAllLines(file)) {
+            List<String> lines = Files.readAllLines(file);
+            boolean cutAtEnd = !endsWithNewline(file);
+            for (String line : lines) {
                 lineNumber++;
-                if (line.isBlank() || line.startsWith("#") || line.startsWith("f ")) {
+                if (line.startsWith("# pools trace ")) {
+                    // The version, then maybe words of its own: "# pools trace v1 (synthetic mix, seed 1)".
+                    String v = line.substring("# pools trace ".length()).strip().split(" ")[0];
+                    if (!v.equals("v1") && !v.equals("v2")) {
+                        throw new BadInput(file + ":" + lineNumber + ": a trace of version '" + v
+                                + "', which this pools.jar does not read (it reads v1 and v2)");
+                    }
+                    version = v.charAt(1) - '0';
+                    continue;
+                }
+                if (line.isBlank() || line.startsWith("#")) {
                     continue;
                 }
                 String[] f = line.split(" ");
+                if (version == 2 && f.length != (f[0].equals("a") ? 5 : f[0].equals("c") ? 2 : 3)) {
+                    if (lineNumber == lines.size() && cutAtEnd) {
+                        // The agent writes whole lines: a last one without its end is a JVM's killed in it.
+                        System.err.println("pools: " + file + ":" + lineNumber
+                                + ": the trace's last line is cut (its JVM killed while writing it?); left out");
+                        break;
+                    }
+                    throw new NumberFormatException();
+                }
+                if (f[0].equals("f")) {
+                    continue;
+                }
                 if (f[0].equals("a") && f.length >= 3) {
                     long size = Long.parseLong(f[2]);
                     if (size < 1 || size > Sizes.MAX_PAGE) {
@@ -144,6 +171,9 @@ final class PageFit {
             }
         } catch (NoSuchFileException e) {
             throw new BadInput(file + ": no such file (a trace written by report.trace)");
+        } catch (CharacterCodingException e) {
+            throw new BadInput(file + ": not a pools trace, which is text (a file written by report.trace; a recording"
+                    + " is given to suggest without --fit)");
         } catch (IOException e) {
             throw new BadInput(file + ": cannot read the trace (" + e.getMessage() + ")");
         } catch (NumberFormatException e) {
@@ -164,6 +194,17 @@ final class PageFit {
                 ops.stream().mapToLong(Long::longValue).toArray(),
                 threads.stream().mapToInt(Integer::intValue).toArray(),
                 largest);
+    }
+
+    /** Whether the file's last byte ends a line (or it is empty). */
+    private static boolean endsWithNewline(Path file) throws IOException {
+        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
+            if (in.length() == 0) {
+                return true;
+            }
+            in.seek(in.length() - 1);
+            return in.read() == '\n';
+        }
     }
 
     /**

@@ -9,6 +9,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -319,14 +320,46 @@ final class RecordingSummary {
 
     /** Reads the files of one JVM as one recording, named by the first ({@link #oneSummaryPerJvm}). */
     private static RecordingSummary read(List<Path> files, List<Path> written, boolean timeline) {
-        RecordingSummary s = new RecordingSummary(files.get(0), timeline);
-        s.parts.addAll(files);
-        for (Path file : written) {
-            s.readPart(file);
+        for (int attempt = 1; ; attempt++) {
+            RecordingSummary s = new RecordingSummary(files.get(0), timeline);
+            s.parts.addAll(files);
+            try {
+                for (Path file : written) {
+                    s.readPart(file);
+                }
+            } catch (Replaced e) {
+                // Read again from the start, into a new summary: the one begun holds part of the old file.
+                if (attempt == REPLACED_ATTEMPTS) {
+                    throw new BadInput(
+                            e.file + ": replaced by a new JVM's recording while it was read, " + attempt
+                                    + " times in a row; read it again in a moment",
+                            true);
+                }
+                continue;
+            }
+            s.check();
+            return s;
         }
-        s.check();
-        return s;
     }
+
+    /** How many times a recording is read that a new JVM's file keeps replacing while it is read. */
+    static final int REPLACED_ATTEMPTS = 3;
+
+    /**
+     * The file at a recording's name was replaced while it was read in place (a new JVM of the same
+     * {@code report.file} renames its own file over an ended recording): what was read may mix the two.
+     */
+    private static final class Replaced extends RuntimeException {
+        final Path file;
+
+        Replaced(Path file) {
+            super(null, null, false, false);
+            this.file = file;
+        }
+    }
+
+    /** For tests: run between the look at a file and its reading in place; null otherwise. */
+    static volatile Runnable beforeReadingInPlace;
 
     /** Reads one file into this summary; any problem with it is a {@link BadInput} with one line naming it. */
     private void readPart(Path file) {
@@ -334,14 +367,30 @@ final class RecordingSummary {
         try {
             List<Path> chunks = recoverable(file);
             if (chunks == null) {
+                Object before = fileKey(file);
                 checkReadable(file);
                 UnfinishedChunk.Whole whole = UnfinishedChunk.whole(file);
+                boolean inPlace = whole.readable().equals(file);
                 try {
+                    if (inPlace && beforeReadingInPlace != null) {
+                        beforeReadingInPlace.run();
+                    }
                     s.readFile(whole.readable(), !whole.ended());
+                } catch (IOException | RuntimeException e) {
+                    if (inPlace && before != null && !before.equals(fileKey(file))) {
+                        throw new Replaced(file);
+                    }
+                    throw e;
                 } finally {
-                    if (!whole.readable().equals(file)) {
+                    if (!inPlace) {
                         Files.deleteIfExists(whole.readable());
                     }
+                }
+                // A file read in place is an ended or a killed JVM's, which no longer changes; but a new JVM
+                // of the same name may have renamed its own file over it meanwhile, which the reads after
+                // the first then found. A copy (a running JVM's file) is one file's whole chunks.
+                if (inPlace && before != null && !before.equals(fileKey(file))) {
+                    throw new Replaced(file);
                 }
                 // Only the agent's own file says whether its JVM ended: the JDK's recorder leaves the
                 // flag unset in a file it dumps (JFR.dump, disk=false) from a JVM that runs on, or ended.
@@ -368,7 +417,7 @@ final class RecordingSummary {
             // The JDK's reader, on a chunk cut inside its declarations or its constant pool.
             throw new BadInput(TRUNCATED.formatted(file), true);
         } catch (RuntimeException e) {
-            if (e instanceof BadInput) {
+            if (e instanceof BadInput || e instanceof Replaced) {
                 throw e;
             }
             throw new BadInput(file + ": not a readable JFR recording (" + e + ")", true);
@@ -383,6 +432,15 @@ final class RecordingSummary {
             throw new BadInput(file + ": pools reports without the layout they came from (no pools.Layout event: its"
                     + " JVM ended as the recording started); nothing to report from it");
         }
+        if (s.running && (s.layoutYaml == null || s.pools.isEmpty()) && !s.byJdkRecorder) {
+            // The agent's own file, of a JVM that writes it still: it has begun the file and written no batch
+            // yet. Neither killed nor another tool's: said so, not as either.
+            throw new BadInput(
+                    file + ": a running JVM writes this recording and has written no batch to it yet (the first comes"
+                            + " one report.period after its start, at most a second; with report.period: 0 the only"
+                            + " one is at its end); read it again then",
+                    true);
+        }
         if (s.layoutYaml != null && s.pools.isEmpty() && s.pid >= 0) {
             // The agent's own file, with its JVM's event and layout and no batch: killed before it.
             throw new BadInput(
@@ -392,10 +450,12 @@ final class RecordingSummary {
         }
         if (s.layoutYaml == null || s.pools.isEmpty()) {
             throw new BadInput(file + ": "
-                    + (s.recoveredFrom == null ? "a JFR recording" : "the JFR repository " + s.recoveredFrom)
+                    + (s.recoveredFrom == null || !Files.isDirectory(s.recoveredFrom)
+                            ? "a JFR recording"
+                            : "the JFR repository " + s.recoveredFrom)
                     + " without pools events (" + s.events + " other events); record with -javaagent:pools.jar, which"
                     + " writes pools-<pid>.jfr"
-                    + (s.recoveredFrom == null
+                    + (s.recoveredFrom == null || !Files.isDirectory(s.recoveredFrom)
                             ? ""
                             : ", and a report.period above 0 for" + " a JVM that may be killed"));
         }
@@ -421,6 +481,15 @@ final class RecordingSummary {
             return file.toString();
         }
         return file + " (with " + String.join(", ", partNames().subList(1, parts.size())) + ")";
+    }
+
+    /** What tells the file at {@code path} from another (device and inode), or null if there is none. */
+    private static Object fileKey(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** The JFR repository folder the agent up to 01a91a3 kept beside {@code recording} while its JVM ran. */

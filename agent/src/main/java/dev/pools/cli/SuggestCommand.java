@@ -2,6 +2,7 @@ package dev.pools.cli;
 
 import dev.pools.layout.LayoutException;
 import dev.pools.layout.LayoutFile;
+import dev.pools.layout.LayoutPrinter;
 import dev.pools.layout.Layouts;
 import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolKind;
@@ -80,11 +81,17 @@ final class SuggestCommand implements Callable<Integer> {
                         + difference(a, b));
             }
         }
-        PoolsConfig config;
-        try {
-            config = LayoutFile.parse(first.file + " (recorded layout)", first.layoutYaml, Layouts.GIB);
-        } catch (LayoutException e) {
-            throw new BadInput(e.getMessage());
+        PoolsConfig config = recorded(first);
+        for (RecordingSummary other : runs.subList(1, runs.size())) {
+            // The settings the capped layout carries over (interception, release, exhaustion) must be the
+            // same too: the output took the first file's, so its release or exhaustion rule depended on the
+            // order the files were given in (a review). The recording's own settings may differ by file.
+            List<String> a = settingsBeforeReport(config);
+            List<String> b = settingsBeforeReport(recorded(other));
+            if (!a.equals(b)) {
+                throw new BadInput(other.file + " was recorded under a different layout than " + first.file + ": "
+                        + difference(a, b));
+            }
         }
         if (reportFile != null) {
             // The same rule as report.file in a layout file.
@@ -144,8 +151,9 @@ final class SuggestCommand implements Callable<Integer> {
             t = t.substring(0, t.length() - 1).strip();
         }
         try {
-            // Plain decimals only: Double.parseDouble also takes 10d, 0x1p3 and 1e1.
-            if (!t.matches("[0-9]+(\\.[0-9]+)?")) {
+            // Plain decimals only: Double.parseDouble also takes 10d, 0x1p3 and 1e1. At most 4 places, all
+            // of which the output's header prints: a headroom too small to print still adds a page to a cap.
+            if (!t.matches("[0-9]+(\\.[0-9]{1,4})?")) {
                 throw new NumberFormatException();
             }
             double v = Double.parseDouble(t);
@@ -154,8 +162,24 @@ final class SuggestCommand implements Callable<Integer> {
             }
             return v / 100;
         } catch (NumberFormatException e) {
-            throw new BadInput("--headroom " + text + ": expected a percentage from 0% to 1000%, e.g. 10%");
+            throw new BadInput("--headroom " + text
+                    + ": expected a percentage from 0% to 1000%, at most 4 decimal places, e.g. 10%");
         }
+    }
+
+    private static PoolsConfig recorded(RecordingSummary run) {
+        try {
+            return LayoutFile.parse(run.file + " (recorded layout)", run.layoutYaml, Layouts.GIB);
+        } catch (LayoutException e) {
+            throw new BadInput(e.getMessage());
+        }
+    }
+
+    /** The settings lines of a layout before its {@code report:} section. */
+    private static List<String> settingsBeforeReport(PoolsConfig config) {
+        String settings = LayoutPrinter.printSettings(config);
+        int report = settings.indexOf("\nreport:");
+        return (report < 0 ? settings : settings.substring(0, report)).lines().toList();
     }
 
     private static String difference(List<String> a, List<String> b) {

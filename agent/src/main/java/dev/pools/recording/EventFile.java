@@ -222,8 +222,17 @@ final class EventFile implements Closeable {
                     continue;
                 }
                 if (other == null) {
-                    ours = true;
-                    EventFile file = new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
+                    EventFile file = replacing(candidate, channel, eventClasses, startTicks, startMillis);
+                    if (file != null) {
+                        try {
+                            channel.close(); // the replaced file's lock, held until the new file took its name
+                        } catch (IOException e) {
+                            // Its lock goes with the descriptor anyway; the new file is written.
+                        }
+                    } else {
+                        ours = true;
+                        file = new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
+                    }
                     if (kept != null) {
                         Log.info(path + " " + kept + "; this JVM's recording goes to " + candidate);
                     }
@@ -243,6 +252,60 @@ final class EventFile implements Closeable {
             }
         }
         throw new IOException(path + " and " + (MAX_OTHERS - 1) + " numbered names beside it hold recordings to keep");
+    }
+
+    /**
+     * A new file that has taken the place of what {@code channel} holds at {@code path} (an ended
+     * recording, or a file that is no recording), or null if it is empty (written in place) or the new
+     * file could not be made beside it. The new file is written at another name and renamed over the
+     * old one, so that a reader who has the ended recording open (a {@code report} of it, a copy
+     * being made) goes on reading it whole, where emptying it in place cut it under them. The caller
+     * holds the old file's lock until then, and lets go of it after: a JVM that locks it next finds
+     * another file at the name, and looks again (see {@link #createBesideOthers}).
+     */
+    private static EventFile replacing(
+            Path path, FileChannel replaced, List<Class<?>> eventClasses, long startTicks, long startMillis)
+            throws IOException {
+        if (replaced.size() == 0 || Files.isSymbolicLink(path)) {
+            return null; // nothing to keep whole; or a link, which names a file elsewhere: in place
+        }
+        Path fresh = path.resolveSibling(
+                path.getFileName() + "." + ProcessHandle.current().pid() + ".new");
+        FileChannel channel;
+        try {
+            // Only the holder of the replaced file's lock makes this name: one already there is a killed JVM's
+            // (in a container every JVM is pid 1).
+            Files.deleteIfExists(fresh);
+            channel = FileChannel.open(
+                    fresh, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (IOException | RuntimeException e) {
+            return null; // no room for a second file there (a directory one may not create in): in place
+        }
+        boolean done = false;
+        try {
+            try {
+                channel.tryLock();
+            } catch (IOException | OverlappingFileLockException e) {
+                // A file system without locks: as for the file itself
+            }
+            try {
+                // The new file is read as the old one was (a collector of another user's).
+                Files.setPosixFilePermissions(fresh, Files.getPosixFilePermissions(path));
+            } catch (IOException | RuntimeException e) {
+                // Not a POSIX file system, or not the owner: the new file's as created.
+            }
+            EventFile file = new EventFile(path, channel, eventClasses, startTicks, startMillis);
+            Files.move(fresh, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            done = true;
+            return file;
+        } catch (IOException e) {
+            return null; // a file system that cannot rename over a file: in place, as before
+        } finally {
+            if (!done) {
+                channel.close();
+                Files.deleteIfExists(fresh);
+            }
+        }
     }
 
     /** How many names {@link #createBesideOthers} tries. */

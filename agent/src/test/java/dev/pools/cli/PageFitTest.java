@@ -60,7 +60,8 @@ class PageFitTest {
                 Files.readString(file).replace(" 1\n", " 4000000000\n").replace(" 2\n", " 2147483647\n"));
         assertEquals(2, PageFit.replay(PageFit.read(renumbered), page).pagesPeak()[0]);
         // The same lines of one thread (a trace of version 1 names none): the cache serves the 8 KiB.
-        Files.writeString(file, Files.readString(file).replaceAll(" [12]\n", "\n"));
+        Files.writeString(
+                file, Files.readString(file).replaceAll(" [12]\n", "\n").replace("v2", "v1"));
         assertEquals(1, PageFit.replay(PageFit.read(file), page).pagesPeak()[0]);
         // A virtual thread (0) caches nothing: its release goes back to the page, its next 8 KiB takes
         // that room, and another thread's 48 KiB fits after the slice still held.
@@ -114,6 +115,41 @@ class PageFitTest {
         Files.writeString(file, "# pools trace v2\na 1 2147483647 s 1\n");
         BadInput e = assertThrows(BadInput.class, () -> PageFit.read(file));
         assertTrue(e.getMessage().startsWith(file + ":2: not a line of a pools trace"), e.getMessage());
+    }
+
+    /**
+     * A trace of a version this jar does not read, a line of a version-2 trace without all its fields,
+     * and a file that is not text: each refused with one line. A last line cut short (a JVM killed in
+     * the middle of it) is left out, said on stderr. Before, all of these were replayed: the cut line
+     * "a 30 500" as a request of 500 bytes, and an unknown version as if it were known (a review).
+     */
+    @Test
+    void a_trace_of_another_version_a_line_short_of_fields_or_no_text_is_refused() throws Exception {
+        Path file = dir.resolve("v9.trace");
+        Files.writeString(file, "# pools trace v9\na 1 4096 s 1\n");
+        BadInput e = assertThrows(BadInput.class, () -> PageFit.read(file));
+        assertEquals(
+                file + ":1: a trace of version 'v9', which this pools.jar does not read (it reads v1 and v2)",
+                e.getMessage());
+
+        Path shortLine = dir.resolve("short.trace");
+        Files.writeString(shortLine, "# pools trace v2\na 1 4096 s 1\na 2 500\nr 1 1\n");
+        e = assertThrows(BadInput.class, () -> PageFit.read(shortLine));
+        assertTrue(e.getMessage().startsWith(shortLine + ":3: not a line of a pools trace"), e.getMessage());
+
+        Path cut = dir.resolve("cut.trace");
+        Files.writeString(cut, "# pools trace v2\na 1 4096 s 1\na 2 64 s 1\nr 2 1\na 3 500");
+        PageFit.Trace t = PageFit.read(cut);
+        assertEquals(4096, t.largest());
+        assertEquals(4, t.ops().length, "2 requests, 1 release, and the one live at the end given back");
+
+        Path binary = dir.resolve("recording.jfr");
+        Files.write(binary, new byte[] {'F', 'L', 'R', 0, (byte) 0xff, (byte) 0xfe, 0, 2});
+        e = assertThrows(BadInput.class, () -> PageFit.read(binary));
+        assertEquals(
+                binary + ": not a pools trace, which is text (a file written by report.trace; a recording is given"
+                        + " to suggest without --fit)",
+                e.getMessage());
     }
 
     /**

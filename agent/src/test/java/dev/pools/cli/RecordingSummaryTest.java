@@ -3,6 +3,7 @@ package dev.pools.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.pools.layout.InstalledLayout;
 import dev.pools.layout.LayoutFile;
@@ -12,9 +13,14 @@ import dev.pools.layout.PoolsConfig;
 import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.Stops;
 import dev.pools.recording.RecordingFixture;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -44,6 +50,75 @@ class RecordingSummaryTest {
                 1,
                 1_700_000_000_000L);
         return file;
+    }
+
+    private static final String NO_BATCH_YET = ": a running JVM writes this recording and has written no batch to it"
+            + " yet (the first comes one report.period after its start, at most a second; with report.period: 0 the"
+            + " only one is at its end); read it again then";
+
+    private PoolAllocator pools() throws Exception {
+        return new PoolAllocator(Layouts.compile(config().layout(), Layouts.GIB));
+    }
+
+    private static PoolsConfig config() throws Exception {
+        return LayoutFile.parse("m.yaml", "layout: sliced\npools:\n  - page_size: 64 KiB\n", Layouts.GIB);
+    }
+
+    private static InstalledLayout layout() throws Exception {
+        return new InstalledLayout("sliced", LayoutPrinter.print(config(), Layouts.GIB), InstalledLayout.Source.FILE);
+    }
+
+    /**
+     * A running JVM's file before its first batch (with {@code report.period: 0}, for the JVM's whole
+     * life): said as what it is. Before, it read as "its JVM was killed before its first" batch.
+     */
+    @Test
+    void a_running_jvms_recording_before_its_first_batch_is_said_to_be_running_not_killed() throws Exception {
+        Path file = dir.resolve("running.jfr");
+        PoolAllocator pools = pools();
+        try (AutoCloseable running = RecordingFixture.begin(file, pools, layout(), 7)) {
+            BadInput e = assertThrows(BadInput.class, () -> RecordingSummary.read(file, false));
+            assertEquals(file + NO_BATCH_YET, e.getMessage());
+        }
+        assertEquals(7, RecordingSummary.read(file, false).pid, "ended, it reads whole");
+    }
+
+    /**
+     * A new JVM renames its file over an ended recording between the look at the file (ended: read in
+     * place) and its reading, while it appends a batch that its header does not count yet. Read in
+     * place as the ended file it was, the new file's uncounted bytes failed the read ("not a readable
+     * JFR recording"); now the name is seen to hold another file, and it is read again from the start,
+     * as the running JVM's that it is.
+     */
+    @Test
+    void a_recording_replaced_while_it_is_read_is_read_again_as_the_file_now_at_its_name() throws Exception {
+        Path same = record("same.jfr", 2);
+        Path next = dir.resolve("next.jfr");
+        PoolAllocator pools = pools();
+        try (AutoCloseable running = RecordingFixture.begin(next, pools, layout(), 8)) {
+            try (FileChannel append = FileChannel.open(next, StandardOpenOption.WRITE)) {
+                append.write(
+                        ByteBuffer.wrap(new byte[] {'h', 'a', 'l', 'f', ' ', 'a', ' ', 'b', 'a', 't', 'c', 'h'}),
+                        append.size());
+            }
+            int[] renames = {0};
+            RecordingSummary.beforeReadingInPlace = () -> {
+                if (renames[0]++ == 0) {
+                    try {
+                        Files.move(next, same, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            };
+            try {
+                BadInput e = assertThrows(BadInput.class, () -> RecordingSummary.read(same, false));
+                assertEquals(same + NO_BATCH_YET, e.getMessage());
+                assertEquals(1, renames[0], "read in place once, then from a copy of the running JVM's file");
+            } finally {
+                RecordingSummary.beforeReadingInPlace = null;
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.pools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,13 +32,8 @@ class SuggestTest {
     @Test
     void each_pool_is_capped_at_its_peak_plus_headroom_and_the_result_is_a_valid_layout() throws Exception {
         PoolsConfig config = LayoutFile.parse("m.yaml", MEASURED, Layouts.GIB);
-        List<PoolSpec> specs = Layouts.compile(config.layout(), Layouts.GIB);
-        PoolAllocator pools = new PoolAllocator(specs);
-        List<ByteBuffer> held = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            held.add(pools.allocate(60 << 10, 0)); // one 64 KiB page each
-        }
-        held.add(pools.allocate(700 << 10, 0));
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        List<ByteBuffer> held = threePagesAndOne(pools);
         List<RecordingSummary> runs = recordedRuns("m.jfr", pools, config);
         PoolsConfig recorded = LayoutFile.parse("recorded", runs.get(0).layoutYaml, Layouts.GIB);
         String capped = new CappedLayout(recorded, runs, 0, null).write();
@@ -176,13 +172,108 @@ class SuggestTest {
         return List.of(RecordingSummary.read(file, false));
     }
 
+    /**
+     * {@code -XX:MaxDirectMemorySize} is the capped pages, whose caps hold the headroom already, and the
+     * direct memory outside the pools plus headroom. Before, the headroom was applied to the capped
+     * pages a second time: 41m for 20 MiB of pages and 17.5 KiB at 100 % (a review).
+     */
+    @Test
+    void the_direct_memory_limit_adds_the_headroom_once() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", MEASURED, Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        List<ByteBuffer> held = threePagesAndOne(pools);
+        Path file = dir.resolve("sampled.jfr");
+        RecordingFixture.writeSampled(file, pools, layout(config), 3L << 20, 5L << 20);
+        List<RecordingSummary> runs = List.of(RecordingSummary.read(file, false));
+        // 100 %: 6 pages of 64 KiB and 2 of 1 MiB (2.375 MiB), and 5 MiB outside the pools, doubled: 12.4 MiB.
+        String capped = new CappedLayout(config, runs, 1.0, null).write();
+        assertTrue(
+                capped.contains("\n#   -XX:MaxDirectMemorySize=13m   the capped pages (2.4 MiB) and the direct memory"
+                        + " outside the pools at its peak (5 MiB, plus headroom)\n"),
+                capped);
+        // 0 %: 3 pages and 1 (1.2 MiB), and 5 MiB.
+        assertTrue(capped(config, runs, 0).contains("\n#   -XX:MaxDirectMemorySize=7m "), capped(config, runs, 0));
+        held.clear();
+    }
+
+    /**
+     * A run that sampled the process's memory once (its JVM ended or was killed before its second
+     * batch) is said as that, not as a recording of {@code report.period: 0}; beside runs sampled over
+     * their run, its sample counts with theirs, and the limit is suggested. Before, it took the limit
+     * away for the whole fleet, with a reason about a period that none of the files had (a review).
+     */
+    @Test
+    void a_run_sampled_once_is_said_as_such_and_keeps_the_fleets_limit() throws Exception {
+        PoolsConfig config = LayoutFile.parse("m.yaml", MEASURED, Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        ByteBuffer held = pools.allocate(60 << 10, 0);
+        Path once = dir.resolve("once.jfr");
+        RecordingFixture.writeSampled(once, pools, layout(config), 6L << 20);
+        Path twice = dir.resolve("twice.jfr");
+        RecordingFixture.writeSampled(twice, pools, layout(config), 1L << 20, 2L << 20);
+        String why = "has one sample of the process's memory (its JVM ended or was killed before its second batch),"
+                + " maybe not its peak";
+        String alone = capped(config, List.of(RecordingSummary.read(once, false)), 0);
+        assertTrue(alone.contains("\n#   -XX:MaxDirectMemorySize: none suggested: " + once + " " + why + "\n"), alone);
+        String fleet =
+                capped(config, List.of(RecordingSummary.read(once, false), RecordingSummary.read(twice, false)), 0);
+        assertTrue(
+                fleet.contains("\n#   (" + once + " " + why + ": the limit counts that sample with the others'"
+                        + " peaks)\n#   -XX:MaxDirectMemorySize=8m "),
+                fleet);
+        pools.release(held);
+    }
+
+    /** A direct layout's suggestion grows: no pages to cap, and no direct memory limit, each said as such. */
+    @Test
+    void a_direct_layouts_suggestion_says_why_it_has_no_caps_nor_limit() throws Exception {
+        PoolsConfig config = LayoutFile.parse("d.yaml", "layout: direct\n", Layouts.GIB);
+        PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
+        ByteBuffer held = pools.allocate(60 << 10, 0);
+        Path file = dir.resolve("direct.jfr");
+        RecordingFixture.writeSampled(
+                file,
+                pools,
+                new InstalledLayout("direct", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE),
+                1L << 20,
+                2L << 20);
+        String capped = capped(config, List.of(RecordingSummary.read(file, false)), 0);
+        assertFalse(capped.contains("capped at the most pages it held"), capped);
+        assertTrue(capped.contains("\n#   -XX:MaxDirectMemorySize: none suggested: the layout above grows"), capped);
+        pools.release(held);
+    }
+
+    /** Three buffers of one 64 KiB page each and one of a 1 MiB page, of {@link #MEASURED}'s pools. */
+    private static List<ByteBuffer> threePagesAndOne(PoolAllocator pools) {
+        List<ByteBuffer> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            held.add(pools.allocate(60 << 10, 0));
+        }
+        held.add(pools.allocate(700 << 10, 0));
+        return held;
+    }
+
+    private static String capped(PoolsConfig config, List<RecordingSummary> runs, double headroom) {
+        return new CappedLayout(config, runs, headroom, null).write();
+    }
+
+    private static InstalledLayout layout(PoolsConfig config) {
+        return new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE);
+    }
+
     @Test
     void headroom_takes_a_percentage_and_refuses_anything_else_with_one_line() {
         assertEquals(0.1, SuggestCommand.headroom("10%"), 1e-12);
         assertEquals(0.1, SuggestCommand.headroom(" 10 "), 1e-12);
-        for (String bad : List.of("-5%", "ten", "2000%", "NaN")) {
+        assertEquals(0.105, SuggestCommand.headroom("10.5%"), 1e-12);
+        assertEquals("0.0001%", CappedLayout.percent(SuggestCommand.headroom("0.0001%")));
+        // A headroom the header would print as 0% that still added a page to every cap (a review).
+        for (String bad : List.of("-5%", "ten", "2000%", "NaN", "0.0000001%")) {
             BadInput e = assertThrows(BadInput.class, () -> SuggestCommand.headroom(bad));
-            assertEquals("--headroom " + bad + ": expected a percentage from 0% to 1000%, e.g. 10%", e.getMessage());
+            assertEquals(
+                    "--headroom " + bad
+                            + ": expected a percentage from 0% to 1000%, at most 4 decimal places, e.g. 10%",
+                    e.getMessage());
         }
     }
 }

@@ -11,8 +11,10 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -236,6 +238,87 @@ class CliIT {
                 r.errLines());
     }
 
+    /**
+     * The file settings the capped layout carries over (interception, release, exhaustion) differ while
+     * the pools agree: refused too. Before, suggest wrote the first file's settings, so the release and
+     * exhaustion rules of its output depended on the order the files were given in (a review).
+     */
+    @Test
+    void suggest_refuses_recordings_whose_release_or_exhaustion_rules_differ() throws Exception {
+        Files.writeString(
+                dir.resolve("failing.yaml"),
+                GROWABLE.formatted("failing").replace("intercept:", "on_exhausted: fail\nintercept:"));
+        Forked.Result run = Forked.app(dir, List.of(Forked.agent(Path.of("failing.yaml"))), SeededWorkload.class, "1");
+        assertEquals(0, run.exit(), run.toString());
+        for (List<String> order : List.of(
+                List.of(recording(1).toString(), "seed-failing.jfr"),
+                List.of("seed-failing.jfr", recording(1).toString()))) {
+            List<String> args = new ArrayList<>(List.of("suggest"));
+            args.addAll(order);
+            Forked.Result r = Forked.cli(dir, args.toArray(String[]::new));
+            assertEquals(2, r.exit(), r.toString());
+            String fail = "on_exhausted: fail";
+            String fallback = "on_exhausted: fallback";
+            boolean failingFirst = order.get(0).equals("seed-failing.jfr");
+            assertEquals(
+                    List.of("pools: " + order.get(1) + " was recorded under a different layout than " + order.get(0)
+                            + ": " + (failingFirst ? fail + " vs " + fallback : fallback + " vs " + fail)),
+                    r.errLines());
+        }
+    }
+
+    /**
+     * {@code -o} onto a file its user may not write, or into a directory they may not write in: refused,
+     * with the reason, and the file kept. Before, the rename beside it replaced a read-only file of
+     * another owner (the directory allowed it), and the other case named a temporary file as its
+     * reason. Run as a user other than root (as root, the CLI runs as {@code nobody}).
+     */
+    @Test
+    void an_output_file_its_user_may_not_write_is_refused_with_the_reason_and_kept() throws Exception {
+        Path shared = Files.createTempDirectory("pools-cli-perm");
+        try {
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            Path jar = shared.resolve("pools.jar");
+            Files.copy(Forked.JAR, jar);
+            Path input = shared.resolve("in.jfr");
+            Files.copy(recording(0), input);
+            for (Path f : List.of(jar, input)) {
+                Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+            }
+            Path locked = shared.resolve("locked.yaml");
+            Files.writeString(locked, "kept\n");
+            Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("r--r--r--"));
+            Path closed = shared.resolve("closed");
+            Files.createDirectory(closed);
+            Files.writeString(closed.resolve("capped.yaml"), "kept\n");
+            Files.setPosixFilePermissions(closed.resolve("capped.yaml"), PosixFilePermissions.fromString("rw-rw-rw-"));
+            Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("r-xr-xr-x"));
+            boolean root = "root".equals(System.getProperty("user.name"));
+            for (String[] c : new String[][] {
+                {"locked.yaml", "the file is as it was"}, {"closed/capped.yaml", "the file is as it was"}
+            }) {
+                List<String> cmd = new ArrayList<>();
+                if (root) {
+                    cmd.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+                }
+                cmd.addAll(List.of(Forked.java(), "-jar", jar.toString(), "suggest", "in.jfr", "-o", c[0]));
+                Forked.Result r = Forked.run(shared, cmd);
+                assertEquals(2, r.exit(), r.toString());
+                assertEquals(
+                        List.of("pools: -o " + c[0] + ": cannot write it (permission denied); " + c[1]), r.errLines());
+                assertEquals("kept\n", Files.readString(shared.resolve(c[0])));
+            }
+            assertEquals("r--r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(locked)));
+        } finally {
+            Files.setPosixFilePermissions(shared.resolve("closed"), PosixFilePermissions.fromString("rwxr-xr-x"));
+            try (Stream<Path> files = Files.walk(shared)) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
+    }
+
     static Stream<Arguments> badInputs() throws Exception {
         Files.writeString(dir.resolve("empty.jfr"), "");
         Files.writeString(dir.resolve("text.jfr"), "this is not a recording\n");
@@ -435,14 +518,17 @@ class CliIT {
                 Forked.cli(dir, "suggest", "--headroom", "lots", recording(0).toString());
         assertEquals(2, headroom.exit());
         assertEquals(
-                List.of("pools: --headroom lots: expected a percentage from 0% to 1000%, e.g. 10%"),
+                List.of(
+                        "pools: --headroom lots: expected a percentage from 0% to 1000%, at most 4 decimal places, e.g. 10%"),
                 headroom.errLines());
         // Found by a review: Double's own syntax (10d, 0x1p3) was taken for a percentage.
         Forked.Result hex =
                 Forked.cli(dir, "suggest", "--headroom", "10d", recording(0).toString());
         assertEquals(2, hex.exit(), hex.toString());
         assertEquals(
-                List.of("pools: --headroom 10d: expected a percentage from 0% to 1000%, e.g. 10%"), hex.errLines());
+                List.of(
+                        "pools: --headroom 10d: expected a percentage from 0% to 1000%, at most 4 decimal places, e.g. 10%"),
+                hex.errLines());
         Forked.Result half =
                 Forked.cli(dir, "suggest", "--headroom", "10.5%", recording(0).toString());
         assertEquals(0, half.exit(), half.toString());

@@ -563,9 +563,28 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         }
     }
 
-    /** One line for an error message: what the pool is and what it holds. */
-    final String describe() {
+    /**
+     * One line for a refusal of {@code size} bytes: what the pool is and what it holds, and, where a
+     * capped sliced pool at its cap has that much free, that its free room is in pieces too small.
+     */
+    final String describe(int size) {
         PoolReport r = report();
+        String line = describe(r);
+        Usage u = r.usage();
+        // At most the free room outside runs of slots (which serve their slot size only): in use counts
+        // the runs' slots in use, which the runs' bytes count again.
+        long free = u.bytesReserved() - u.bytesInUse() - u.bytesPadding() - r.bytesInRuns();
+        long slice = (size + 63L) & ~63L;
+        if (r.kind() == PoolKind.SLICED && r.pagesCap() >= 0 && r.pages() >= r.pagesCap() && free >= slice) {
+            // The refusal would otherwise read as a pool without room (a review: "55.6 KiB in use of 64 KiB").
+            return line + "; its " + Sizes.human(free) + " free are in pieces smaller than the request (first fit"
+                    + " leaves holes between live slices)";
+        }
+        return line;
+    }
+
+    /** One line for an error message: what the pool is and what it holds. */
+    private String describe(PoolReport r) {
         StringBuilder b = new StringBuilder("pool ")
                 .append(index)
                 .append(' ')

@@ -85,7 +85,7 @@ final class PoolSet {
         StringBuilder b = new StringBuilder();
         for (Pool pool : pools) {
             if (pool.accepts(size) || pool.acceptsAsLastResort(size)) {
-                b.append(b.length() == 0 ? "" : "; ").append(pool.describe());
+                b.append(b.length() == 0 ? "" : "; ").append(pool.describe(size));
             }
         }
         if (b.length() == 0) {

@@ -319,6 +319,38 @@ class ExhaustionTest {
         pools.cleanup();
     }
 
+    /**
+     * A capped page with room enough for the request, in holes between live slices too small for it:
+     * the refusal says so. Before, it read as a pool without room ("55.6 KiB in use of 64 KiB
+     * reserved", a review), and nothing said why.
+     */
+    @Test
+    void a_refusal_at_a_cap_with_the_room_in_small_holes_says_so() {
+        PoolAllocator pools = onePageOfOneMib();
+        List<ByteBuffer> live = new ArrayList<>();
+        for (int i = 0; i < MIB / SLICE; i++) {
+            live.add(pools.allocate(SLICE, 0));
+        }
+        for (int i = 0; i < live.size(); i += 2) {
+            pools.release(live.set(i, null));
+        }
+        OutOfMemoryError refused = assertThrows(OutOfMemoryError.class, () -> pools.allocate(2 * SLICE, 0));
+        assertTrue(
+                refused.getMessage()
+                        .endsWith("512 KiB in use of 1 MiB reserved; its 512 KiB free are in pieces smaller than the"
+                                + " request (first fit leaves holes between live slices)"),
+                refused.getMessage());
+        // A request no larger than a hole is served; one larger than all the free room is said as before.
+        live.set(0, pools.allocate(SLICE, 0));
+        for (int i = 2; i < live.size(); i += 2) {
+            live.set(i, pools.allocate(SLICE, 0));
+        }
+        refused = assertThrows(OutOfMemoryError.class, () -> pools.allocate(SLICE, 0));
+        assertTrue(refused.getMessage().endsWith("1 MiB in use of 1 MiB reserved"), refused.getMessage());
+        live.forEach(pools::release);
+        pools.cleanup();
+    }
+
     /** A capped pool of one 1 MiB page that refuses when full. */
     private static PoolAllocator onePageOfOneMib() {
         return new PoolAllocator(

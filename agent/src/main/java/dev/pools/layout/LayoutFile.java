@@ -121,6 +121,11 @@ public final class LayoutFile {
      * SnakeYAML Engine ({@link YamlNodes}), whose classes are then loaded only for such a file.
      */
     private static YamlNode compose(String source, String text) throws LayoutException {
+        if (text == null) {
+            // The MBean's install takes a string that a JMX client may send as null (a review: a
+            // NullPointerException where every other bad layout is one line).
+            throw new LayoutException(source, 0, "no layout given (null); give the layout's YAML text");
+        }
         YamlNode plain = PlainYaml.read(text);
         return plain != null ? plain : YamlNodes.composeInFull(source, text);
     }

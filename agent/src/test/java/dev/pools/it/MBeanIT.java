@@ -112,6 +112,12 @@ class MBeanIT {
                             .contains(
                                     "INVALID_LAYOUT: install:4: pools[0].max_slice (4 MiB) is larger than its page_size (1 MiB)"),
                     rootMessage(bad));
+            // A client may send null: one line too, not a NullPointerException (a review).
+            Exception none = assertThrows(
+                    Exception.class,
+                    () -> server.invoke(name, "install", new Object[] {null}, new String[] {"java.lang.String"}));
+            assertEquals(
+                    "INVALID_LAYOUT: install: no layout given (null); give the layout's YAML text", rootMessage(none));
             Exception busy = assertThrows(
                     Exception.class,
                     () -> server.invoke(

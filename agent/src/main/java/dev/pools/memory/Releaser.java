@@ -85,6 +85,16 @@ final class Releaser {
     /** Whether the release thread took back caches and idle runs since the collection it looks after. */
     private static boolean drainedThisTime;
 
+    /**
+     * Whether a collection near the limit came while the release thread was looking after an earlier
+     * one: its releases may have come after the first look, which then did not count their pages as
+     * empty, and the look would end with them held. So another look follows. Before, such a collection
+     * was folded into the look in progress and nothing looked after it: the JDK's own collection, made
+     * for a request of its own just after the application's, then found the limit held by pages its
+     * releases had emptied, and refused after its half second (seen once in CI, in `ExhaustionIT`).
+     */
+    private static boolean seenDuringLook;
+
     /** The allocators whose empty pages go back at the limit; weakly, as tests make many. */
     private static final List<WeakReference<PoolAllocator>> WATCHED = new CopyOnWriteArrayList<>();
 
@@ -199,6 +209,8 @@ final class Releaser {
             nearLimitSeen = false;
             if (lookAt == 0) {
                 lookAt = System.nanoTime() + LOOK_NANOS;
+            } else {
+                seenDuringLook = true;
             }
         }
         if (lookAt == 0 || System.nanoTime() - lookAt < 0) {
@@ -240,8 +252,13 @@ final class Releaser {
         }
         firstLook = null;
         firstLookAllocators = null;
-        lookAt = 0;
         drainedThisTime = false;
+        if (seenDuringLook) {
+            seenDuringLook = false;
+            lookAt = System.nanoTime() + LOOK_NANOS;
+        } else {
+            lookAt = 0;
+        }
     }
 
     /** How long the release thread waits after it failed to take the queue (a full heap). */
@@ -307,6 +324,7 @@ final class Releaser {
                 firstLookAllocators = null;
                 lookAt = 0;
                 drainedThisTime = false;
+                seenDuringLook = false;
                 reportOnce(t);
                 failed = true;
             }

@@ -7,6 +7,7 @@ import dev.pools.it.apps.AfterABurst;
 import dev.pools.it.apps.CachedAtTheLimit;
 import dev.pools.it.apps.DropAndAllocate;
 import dev.pools.it.apps.DropAtTheLimit;
+import dev.pools.it.apps.EmptiedDuringALook;
 import dev.pools.it.apps.RefusedOnce;
 import dev.pools.it.apps.RoundsOfSizes;
 import java.nio.file.Files;
@@ -206,6 +207,35 @@ class ExhaustionIT {
                 List.of("refused: java.lang.OutOfMemoryError", "full collections 1", "held 31"),
                 r.out().lines().toList(),
                 r.toString());
+    }
+
+    /**
+     * Pages emptied by a collection that comes while the release thread looks after an earlier one,
+     * after its first look: they go back too. Before, that collection was folded into the look in
+     * progress, which had counted no page as empty, and nothing looked after it: the pages stayed,
+     * and a request the JDK refused just then was refused for good (`ExhaustionIT`'s burst, once in
+     * CI). The second collection comes 30 ms after the first, between the two looks (20 and 40 ms);
+     * at 0 and 100 ms, before the first look and after the second.
+     */
+    @ParameterizedTest(name = "{0} ms")
+    @ValueSource(strings = {"30", "0", "100"})
+    void pages_emptied_while_the_release_thread_looks_are_given_back_at_the_limit(String between) throws Exception {
+        Files.writeString(dir.resolve("layout.yaml"), """
+                layout: sliced
+                pools:
+                  - page_size: 1 MiB
+                intercept:
+                  packages: [it.host]
+                report:
+                  file: none
+                """);
+        Forked.Result r = Forked.app(
+                dir,
+                List.of(Forked.agent(Path.of("layout.yaml")), "-Xmx256m", "-XX:MaxDirectMemorySize=32m"),
+                EmptiedDuringALook.class,
+                between);
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(List.of("in use 0, pages held 0"), r.out().lines().toList(), r.toString());
     }
 
     /**

@@ -12,6 +12,10 @@ public final class CloseHooks {
 
     private CloseHooks() {}
 
+    public static void closing(Buffer buffer, boolean closed) {
+        CALLS.add("closing " + closed);
+    }
+
     public static void closed(Buffer buffer, boolean closed) {
         CALLS.add("closed " + buffer.capacity() + " " + closed);
     }

@@ -72,11 +72,11 @@ public final class HostTransformer implements ClassFileTransformer {
         this.called = new LinkedHashSet<>();
         called.add(CallSiteRewriter.RUNTIME.replace('/', '.'));
         for (HostClass c : hostClasses) {
-            for (HostClass.ReturnHook hook : c.keep()) {
+            for (HostClass.MethodHook hook : c.keep()) {
                 called.add(hook.owner().replace('/', '.'));
             }
             if (releaseAtClose) {
-                for (HostClass.ReturnHook hook : c.hooks()) {
+                for (HostClass.MethodHook hook : c.hooks()) {
                     called.add(hook.owner().replace('/', '.'));
                 }
             }
@@ -262,7 +262,7 @@ public final class HostTransformer implements ClassFileTransformer {
                     "release: close leaves " + declared.javaName() + " to the collector: "
                             + declared.noReleaseAtClose());
         }
-        List<HostClass.ReturnHook> hooks = new ArrayList<>(declared.keep());
+        List<HostClass.MethodHook> hooks = new ArrayList<>(declared.keep());
         boolean releases = releaseAtClose && !declared.hooks().isEmpty();
         if (releases) {
             hooks.addAll(declared.hooks());
@@ -272,9 +272,9 @@ public final class HostTransformer implements ClassFileTransformer {
         }
         String missing;
         try {
-            missing = ReturnHooks.missing(classFile, declared, hooks);
+            missing = MethodHooks.missing(classFile, declared, hooks);
             if (missing == null) {
-                return ReturnHooks.apply(classFile, declared, hooks);
+                return MethodHooks.apply(classFile, declared, hooks);
             }
         } catch (Throwable t) {
             missing = t.toString();
@@ -285,8 +285,8 @@ public final class HostTransformer implements ClassFileTransformer {
                 (releases
                                 ? "release: close is not available for " + declared.javaName()
                                         + "; its buffers are released by the collector"
-                                : "a buffer " + declared.javaName()
-                                        + " makes over pool memory by itself does not keep that memory")
+                                : declared.javaName() + " is of another shape than the agent knows: "
+                                        + declared.keepLost())
                         + " (" + missing + ")");
         return classFile;
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.hosts.onnxruntime.OnnxRuntime;
@@ -31,14 +32,14 @@ class HostTransformerTest {
             "it/host/Closable",
             List.of(BUFFER, CLOSED),
             List.of(
-                    new HostClass.ReturnHook(
+                    new HostClass.MethodHook(
                             "close()V",
                             List.of(BUFFER, CLOSED),
                             false,
                             "it/host/CloseHooks",
                             "closed",
                             "(Ljava/nio/Buffer;Z)V"),
-                    new HostClass.ReturnHook(
+                    new HostClass.MethodHook(
                             "bufferRef()Ljava/util/Optional;",
                             List.of(CLOSED),
                             true,
@@ -93,7 +94,7 @@ class HostTransformerTest {
         byte[] stand_in = classFile(ai.onnxruntime.OnnxTensor.class); // a stand-in with a name and another shape
         assertEquals(
                 "no field buffer of type java.nio.Buffer",
-                ReturnHooks.missing(
+                MethodHooks.missing(
                         stand_in, OTHER_SHAPE.get(0), OTHER_SHAPE.get(0).hooks()));
         HostTransformer t = new HostTransformer(List.of("ai.onnxruntime"), new CallSites(), OTHER_SHAPE, true);
         byte[] out = t.transform(LOADER, "ai/onnxruntime/OnnxTensor", null, null, stand_in);
@@ -111,23 +112,9 @@ class HostTransformerTest {
     void a_declared_hook_runs_before_each_return_with_its_fields_and_may_replace_the_result() throws Exception {
         byte[] original = classFile(Closable.class);
         assertNull(
-                ReturnHooks.missing(original, CLOSABLE.get(0), CLOSABLE.get(0).hooks()));
-        byte[] hooked =
-                ReturnHooks.apply(original, CLOSABLE.get(0), CLOSABLE.get(0).hooks());
-        ClassLoader alone = new ClassLoader(LOADER) {
-            @Override
-            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-                if (name.equals("it.host.Closable")) {
-                    synchronized (getClassLoadingLock(name)) {
-                        Class<?> c = findLoadedClass(name);
-                        return c != null ? c : defineClass(name, hooked, 0, hooked.length);
-                    }
-                }
-                return super.loadClass(name, resolve);
-            }
-        };
-        Class<?> c = alone.loadClass("it.host.Closable");
-        assertEquals(alone, c.getClassLoader(), "the hooked copy");
+                MethodHooks.missing(original, CLOSABLE.get(0), CLOSABLE.get(0).hooks()));
+        Class<?> c = closable(
+                MethodHooks.apply(original, CLOSABLE.get(0), CLOSABLE.get(0).hooks()));
         Object o = c.getConstructor().newInstance();
         CloseHooks.CALLS.clear();
         assertTrue(((Optional<?>) c.getMethod("bufferRef").invoke(o)).isPresent());
@@ -137,6 +124,67 @@ class HostTransformerTest {
         assertEquals(
                 List.of("bufferRef true false", "closed 64 true", "closed 64 true", "bufferRef true true"),
                 CloseHooks.CALLS);
+    }
+
+    /**
+     * A hook at entry runs before the method's own code, with the fields as they are then; beside a
+     * hook before the returns of the same method, both run. The keep hooks of DJL's arrays read the
+     * buffer this way, before {@code close()} drops it.
+     */
+    @Test
+    void a_hook_at_entry_runs_before_the_methods_own_code_and_beside_one_before_its_returns() throws Exception {
+        HostClass declared = new HostClass(
+                "it/host/Closable",
+                List.of(BUFFER, CLOSED),
+                List.of(),
+                null,
+                List.of(
+                        HostClass.MethodHook.atEntry(
+                                "close()V",
+                                List.of(BUFFER, CLOSED),
+                                "it/host/CloseHooks",
+                                "closing",
+                                "(Ljava/nio/Buffer;Z)V"),
+                        CLOSABLE.get(0).hooks().get(0)),
+                "nothing, in this test");
+        byte[] original = classFile(Closable.class);
+        assertNull(MethodHooks.missing(original, declared, declared.keep()));
+        Class<?> c = closable(MethodHooks.apply(original, declared, declared.keep()));
+        Object o = c.getConstructor().newInstance();
+        CloseHooks.CALLS.clear();
+        c.getMethod("close").invoke(o);
+        c.getMethod("close").invoke(o);
+        assertEquals(List.of("closing false", "closed 64 true", "closing true", "closed 64 true"), CloseHooks.CALLS);
+    }
+
+    /** A hook at entry passes no result, and a constructor's fields are not set at its entry: refused. */
+    @Test
+    void a_hook_at_entry_that_passes_a_result_or_sits_in_a_constructor_is_refused() {
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new HostClass.MethodHook("get()Ljava/lang/Object;", true, List.of(), true, "o", "n", "()V"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> HostClass.MethodHook.atEntry("<init>()V", List.of(), "o", "n", "()V"));
+    }
+
+    /** {@link Closable} from {@code classFile}, defined by a loader of its own that sees the test's classes. */
+    private static Class<?> closable(byte[] classFile) throws ClassNotFoundException {
+        ClassLoader alone = new ClassLoader(LOADER) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (name.equals("it.host.Closable")) {
+                    synchronized (getClassLoadingLock(name)) {
+                        Class<?> c = findLoadedClass(name);
+                        return c != null ? c : defineClass(name, classFile, 0, classFile.length);
+                    }
+                }
+                return super.loadClass(name, resolve);
+            }
+        };
+        Class<?> c = alone.loadClass("it.host.Closable");
+        assertEquals(alone, c.getClassLoader(), "the hooked copy");
+        return c;
     }
 
     /** The rewriting code is warmed up at the first class of an intercepted package, never before. */

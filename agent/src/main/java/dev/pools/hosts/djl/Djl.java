@@ -25,6 +25,14 @@ import java.util.List;
  * once the array is collected (a view made by {@code reshape} or {@code get}, autograd's saved
  * tensors) has no Java object to hold the memory, as in DJL without the agent, where the JDK hands
  * that memory back to {@code malloc}.
+ *
+ * <p><b>Arrays closed during a gradient collection</b> ({@link PtKeep}). Autograd saves tensors for
+ * backward, among them the scalars DJL's scalar operations close right after use; a collection
+ * between the forward pass and backward (one the pools make for a capped pool that is full, or the
+ * JDK's at its direct memory limit) would hand their memory to the next arrays, and backward would
+ * read those. So while a {@code PtGradientCollector} is open, the buffer of an array closed (or given
+ * another buffer by {@code set}) is held until the next backward pass returns or the collector
+ * closes. This only holds memory longer; it never releases any.
  */
 public final class Djl {
 
@@ -33,19 +41,49 @@ public final class Djl {
 
     private static final HostClass.Field DATA_REF = new HostClass.Field("dataRef", "Ljava/nio/ByteBuffer;");
 
-    public static final List<HostClass> CLASSES = List.of(new HostClass(
-            "ai/djl/pytorch/engine/PtNDArray",
-            List.of(DATA_REF),
-            List.of(),
-            "libtorch may go on using a tensor's memory after close (views, autograd, sparse tensors)"
-                    + " and never says when it stops",
-            List.of(new HostClass.ReturnHook(
-                    "toByteBuffer(Z)Ljava/nio/ByteBuffer;",
+    private static final String KEEP = "dev/pools/hosts/djl/PtKeep";
+
+    public static final List<HostClass> CLASSES = List.of(
+            new HostClass(
+                    "ai/djl/pytorch/engine/PtNDArray",
                     List.of(DATA_REF),
-                    true,
-                    "dev/pools/hosts/djl/PtBuffers",
-                    "toByteBuffer",
-                    "(Ljava/nio/ByteBuffer;Ljava/nio/ByteBuffer;)Ljava/nio/ByteBuffer;"))));
+                    List.of(),
+                    "libtorch may go on using a tensor's memory after close (views, autograd, sparse tensors)"
+                            + " and never says when it stops",
+                    List.of(
+                            new HostClass.MethodHook(
+                                    "toByteBuffer(Z)Ljava/nio/ByteBuffer;",
+                                    List.of(DATA_REF),
+                                    true,
+                                    "dev/pools/hosts/djl/PtBuffers",
+                                    "toByteBuffer",
+                                    "(Ljava/nio/ByteBuffer;Ljava/nio/ByteBuffer;)Ljava/nio/ByteBuffer;"),
+                            HostClass.MethodHook.atEntry(
+                                    "close()V", List.of(DATA_REF), KEEP, "letGo", "(Ljava/nio/ByteBuffer;)V"),
+                            HostClass.MethodHook.atEntry(
+                                    "set(Ljava/nio/Buffer;)V",
+                                    List.of(DATA_REF),
+                                    KEEP,
+                                    "letGo",
+                                    "(Ljava/nio/ByteBuffer;)V")),
+                    "a buffer libtorch makes over pool memory (toByteBuffer(true)) does not keep that memory, and"
+                            + " an array closed during a gradient collection does not keep its memory until backward"),
+            new HostClass(
+                    "ai/djl/pytorch/engine/PtGradientCollector",
+                    List.of(),
+                    List.of(),
+                    null,
+                    List.of(
+                            new HostClass.MethodHook("<init>()V", List.of(), false, KEEP, "collecting", "()V"),
+                            new HostClass.MethodHook(
+                                    "backward(Lai/djl/ndarray/NDArray;)V",
+                                    List.of(),
+                                    false,
+                                    KEEP,
+                                    "backwardDone",
+                                    "()V"),
+                            new HostClass.MethodHook("close()V", List.of(), false, KEEP, "collected", "()V")),
+                    "arrays closed during a gradient collection do not keep their memory until backward"));
 
     private Djl() {}
 }

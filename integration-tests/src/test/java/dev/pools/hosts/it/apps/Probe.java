@@ -86,18 +86,28 @@ final class Probe {
 
     /** Collects until the pools hold nothing live, or ten seconds pass; returns the milliseconds it took, or -1. */
     static long drain() throws InterruptedException {
+        return drainTo(0);
+    }
+
+    /** Collects until the pools hold at most {@code live} allocations, or ten seconds pass; the milliseconds it took, or -1. */
+    static long drainTo(long live) throws InterruptedException {
         long start = System.nanoTime();
         while (System.nanoTime() - start < 10_000_000_000L) {
             System.gc();
             if (attached()) {
                 PoolsRuntime.current().allocator().cleanup();
             }
-            if (usage()[0] == 0) {
+            if (usage()[0] <= live) {
                 return (System.nanoTime() - start) / 1_000_000;
             }
             Thread.sleep(20);
         }
         return -1;
+    }
+
+    /** The collections the pools made for requests a full pool could not serve. */
+    static long collections() {
+        return attached() ? PoolsRuntime.current().allocator().collections() : 0;
     }
 
     static long doubleReleases() {

@@ -12,8 +12,9 @@ import net.bytebuddy.jar.asm.Opcodes;
 import net.bytebuddy.jar.asm.Type;
 
 /**
- * Adds the {@link HostClass.ReturnHook}s of one host class. Before each normal return of a hooked
- * method (a real one: bridges, abstract, native and static methods are left alone):
+ * Adds the {@link HostClass.MethodHook}s of one host class. Before each normal return of a hooked
+ * method (a real one: bridges, abstract, native and static methods are left alone), or at its start
+ * for a hook {@code atEntry}:
  *
  * <pre>
  *   [the return value, with passesResult]
@@ -21,8 +22,9 @@ import net.bytebuddy.jar.asm.Type;
  *   invokestatic hook           (with passesResult, its result is what the method returns)
  * </pre>
  *
- * No local variable or branch is added, so the method's stack map frames stay valid as they are;
- * its max stack grows by the size of the arguments. A method that throws never reaches its hook:
+ * No local variable or branch is added, so the method's stack map frames stay valid as they are
+ * (a call at entry comes before the first frame, which holds only the arguments); its max stack
+ * grows by the size of the arguments. A method that throws never reaches a hook before its returns:
  * its buffer stays with the collector, the backstop for every buffer.
  *
  * <p>Before any change, the class's shape is checked against the declaration: every hooked method
@@ -30,12 +32,12 @@ import net.bytebuddy.jar.asm.Type;
  * descriptor (an inherited field). A class of another shape (another framework version) is left
  * as it is.
  */
-final class ReturnHooks {
+final class MethodHooks {
 
-    private ReturnHooks() {}
+    private MethodHooks() {}
 
     /** What of the declared shape is missing from the class for {@code hooks}; null when it all fits. */
-    static String missing(byte[] classFile, HostClass declared, List<HostClass.ReturnHook> hooks) {
+    static String missing(byte[] classFile, HostClass declared, List<HostClass.MethodHook> hooks) {
         Set<String> fields = new HashSet<>();
         Set<String> methods = new HashSet<>();
         String self = declared.name();
@@ -78,7 +80,7 @@ final class ReturnHooks {
                         + Type.getType(f.descriptor()).getClassName();
             }
         }
-        for (HostClass.ReturnHook h : hooks) {
+        for (HostClass.MethodHook h : hooks) {
             if (!methods.contains(h.method())) {
                 return "no method " + h.method();
             }
@@ -87,7 +89,7 @@ final class ReturnHooks {
     }
 
     /** The class with {@code hooks}. The caller has checked its shape ({@link #missing}). */
-    static byte[] apply(byte[] classFile, HostClass declared, List<HostClass.ReturnHook> hooks) {
+    static byte[] apply(byte[] classFile, HostClass declared, List<HostClass.MethodHook> hooks) {
         ClassReader reader = new ClassReader(classFile);
         ClassWriter writer = new ClassWriter(reader, 0);
         reader.accept(
@@ -106,12 +108,13 @@ final class ReturnHooks {
                         if (!real) {
                             return next;
                         }
-                        for (HostClass.ReturnHook h : hooks) {
+                        MethodVisitor hooked = next;
+                        for (HostClass.MethodHook h : hooks) {
                             if (h.method().equals(name + descriptor)) {
-                                return new Hook(next, declared.name(), h);
+                                hooked = new Hook(hooked, declared.name(), h);
                             }
                         }
-                        return next;
+                        return hooked;
                     }
                 },
                 0);
@@ -121,10 +124,10 @@ final class ReturnHooks {
     /** The calls in one method. */
     private static final class Hook extends MethodVisitor {
         private final String owner;
-        private final HostClass.ReturnHook hook;
+        private final HostClass.MethodHook hook;
         private final int extraStack;
 
-        Hook(MethodVisitor next, String owner, HostClass.ReturnHook hook) {
+        Hook(MethodVisitor next, String owner, HostClass.MethodHook hook) {
             super(Opcodes.ASM9, next);
             this.owner = owner;
             this.hook = hook;
@@ -136,16 +139,28 @@ final class ReturnHooks {
         }
 
         @Override
+        public void visitCode() {
+            super.visitCode();
+            if (hook.atEntry()) {
+                call();
+            }
+        }
+
+        @Override
         public void visitInsn(int opcode) {
             boolean returns = hook.passesResult() ? opcode == Opcodes.ARETURN : opcode == Opcodes.RETURN;
-            if (returns) {
-                for (HostClass.Field f : hook.args()) {
-                    super.visitVarInsn(Opcodes.ALOAD, 0);
-                    super.visitFieldInsn(Opcodes.GETFIELD, owner, f.name(), f.descriptor());
-                }
-                super.visitMethodInsn(Opcodes.INVOKESTATIC, hook.owner(), hook.name(), hook.descriptor(), false);
+            if (returns && !hook.atEntry()) {
+                call();
             }
             super.visitInsn(opcode);
+        }
+
+        private void call() {
+            for (HostClass.Field f : hook.args()) {
+                super.visitVarInsn(Opcodes.ALOAD, 0);
+                super.visitFieldInsn(Opcodes.GETFIELD, owner, f.name(), f.descriptor());
+            }
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, hook.owner(), hook.name(), hook.descriptor(), false);
         }
 
         @Override

@@ -13,6 +13,7 @@ import dev.pools.memory.PoolAllocator;
 import dev.pools.recording.Recorded;
 import dev.pools.recording.Recorder;
 import java.lang.instrument.Instrumentation;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,14 +48,47 @@ public final class PoolsAgent {
     private PoolsAgent() {}
 
     public static void premain(String args, Instrumentation inst) {
-        start(args, inst, false);
+        try {
+            start(args, inst, false);
+        } catch (Throwable t) {
+            cannotStart(t);
+        }
     }
 
     public static void agentmain(String args, Instrumentation inst) {
-        start(args, inst, true);
+        try {
+            start(args, inst, true);
+        } catch (LateRefusal refused) {
+            throw new IllegalArgumentException(refused.getMessage());
+        } catch (Throwable t) {
+            cannotStart(t);
+        }
+    }
+
+    /**
+     * A failure outside the steps that say their own (a security manager that refuses the agent a
+     * system property, say): one line, and the host starts on its own allocations. Said without the
+     * agent's {@link Log}, which may be what failed.
+     */
+    private static void cannotStart(Throwable t) {
+        try {
+            System.err.println("pools: could not start; the host runs on its own allocations: " + t);
+        } catch (Throwable again) {
+            // Nothing more can be said.
+        }
+    }
+
+    /** A late attach's refusal of its layout, which the attaching side is told (not a failure to hide). */
+    private static final class LateRefusal extends RuntimeException {
+        LateRefusal(String message) {
+            super(message, null, false, false);
+        }
     }
 
     private static void start(String args, Instrumentation inst, boolean late) {
+        if (!late && Launch.staysOut() != null) {
+            return; // pools.jar's own command line, or a tool of the JDK: no host to serve, nothing to record
+        }
         // Initialised now, while the heap has room: the agent's threads say failures and pause with
         // them at a full heap, where a class first initialised then may fail for the whole run (the
         // JVM does not try again), and a pause that throws makes a retry spin.
@@ -64,13 +98,14 @@ public final class PoolsAgent {
             Log.info("already attached to this JVM; the second attach is ignored");
             return;
         }
+        AgentProperties.check();
         PoolsConfig config;
         PoolsRuntime runtime;
         try {
             JdkInternals.openWith(new OpenInternals(inst));
             DefaultMaxPageSize defaultMaxPageSize = new DefaultMaxPageSize();
             boolean noFile = args == null || args.isBlank();
-            config = noFile ? PoolsConfig.defaults() : LayoutFile.read(Path.of(args.trim()), defaultMaxPageSize);
+            config = noFile ? PoolsConfig.defaults() : LayoutFile.read(layoutPath(args), defaultMaxPageSize);
             runtime = new PoolsRuntime(config, !noFile, defaultMaxPageSize);
             if (late) {
                 Recorder.attachedLate();
@@ -79,21 +114,22 @@ public final class PoolsAgent {
             refuse(e.getMessage(), late);
             return;
         } catch (Throwable t) {
-            Log.info("could not start; the host runs on its own allocations: " + t);
+            Log.once("start", "could not start; the host runs on its own allocations: " + t);
             return;
         }
         try {
             String layout = args == null || args.isBlank()
                     ? "default"
-                    : Path.of(args.trim()).toAbsolutePath().normalize().toString();
+                    : layoutPath(args).toAbsolutePath().normalize().toString();
             System.setProperty(RUNNING_PROPERTY, layout);
             // An earlier attach's refusal no longer holds.
             System.clearProperty(REFUSED_PROPERTY);
-        } catch (RuntimeException e) {
-            // A security manager, say: attach then cannot tell; nothing else depends on it.
+        } catch (RuntimeException | LayoutException e) {
+            // A security manager, say: attach then cannot tell; nothing else depends on it. (The
+            // layout's path was read above.)
         }
         try {
-            if (!"false".equals(System.getProperty(MALLOC_HINT_PROPERTY))) {
+            if (AgentProperties.mallocHint()) {
                 MallocThresholds.follow(new MallocHintFailed());
             }
             PoolsRuntime.setCurrent(runtime);
@@ -108,7 +144,23 @@ public final class PoolsAgent {
             background.setDaemon(true);
             background.start();
         } catch (Throwable t) {
-            Log.info("could not start the instrumentation; the host runs on its own allocations: " + t);
+            Log.once("start", "could not start the instrumentation; the host runs on its own allocations: " + t);
+        }
+    }
+
+    /**
+     * The layout file the agent argument names. A name this JVM cannot make a path of (a name not in
+     * the encoding of its locale: under the C locale of many containers, any non-ASCII name) is a
+     * layout that cannot be honoured, as a missing file is.
+     */
+    private static Path layoutPath(String args) throws LayoutException {
+        String name = args.trim();
+        try {
+            return Path.of(name);
+        } catch (InvalidPathException e) {
+            throw new LayoutException(name + ": not a file name this JVM can use (" + e.getReason()
+                    + "; file names are in the encoding of its locale, " + System.getProperty("sun.jnu.encoding")
+                    + "; give the JVM a UTF-8 locale, LANG=C.UTF-8, or an ASCII name)");
         }
     }
 
@@ -120,7 +172,7 @@ public final class PoolsAgent {
             } catch (RuntimeException e) {
                 // attach then says the attach failed, without the reason.
             }
-            throw new IllegalArgumentException("pools: " + message);
+            throw new LateRefusal("pools: " + message);
         }
         System.err.flush();
         System.exit(LayoutException.EXIT_STATUS);
@@ -238,10 +290,12 @@ public final class PoolsAgent {
                 // Pools whose JDK internals are out of reach run nothing, and record nothing (said at start).
                 Recorded recordable = PoolAllocator.unavailableBecause() == null ? runtime : null;
                 if (Recorder.shutdown(recordable) == Recorder.Ending.STILL_WRITING) {
-                    Log.info("the JVM ended while the recording was starting or writing a batch, which did not"
-                            + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
-                            + " s; the JVM ends without its final batch (the file may be missing, empty, or as of"
-                            + " its last batch)");
+                    Log.once(
+                            "final batch",
+                            "the JVM ended while the recording was starting or writing a batch, which did not"
+                                    + " finish within " + Recorder.SHUTDOWN_WAIT_MS / 1000
+                                    + " s; the JVM ends without its final batch (the file may be missing, empty, or as of"
+                                    + " its last batch)");
                 }
             } catch (Throwable t) {
                 // A class of the agent's that a full heap left unusable at its start (the JVM then said

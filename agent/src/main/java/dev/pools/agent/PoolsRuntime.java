@@ -76,7 +76,7 @@ public final class PoolsRuntime implements Recorded {
         try {
             return new TraceWriter(Path.of(name), sites);
         } catch (IOException | RuntimeException e) {
-            Log.info("report.trace: cannot write " + name + " (" + e.getMessage() + "); no trace is written");
+            Log.once("trace", "report.trace: cannot write " + name + " (" + e.getMessage() + "); no trace is written");
             return null;
         }
     }

@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Log {
 
     private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
-    private static final boolean QUIET = Boolean.getBoolean("pools.quiet");
+    /** {@code -Dpools.quiet=true}, in any case: no informational lines; failures are still said once. */
+    private static final boolean QUIET = quiet();
 
     private Log() {}
 
@@ -20,6 +21,15 @@ public final class Log {
      */
     public static void ready() {}
 
+    private static boolean quiet() {
+        try {
+            return "true".equalsIgnoreCase(System.getProperty("pools.quiet"));
+        } catch (RuntimeException e) {
+            return false; // a security manager that refuses the property
+        }
+    }
+
+    /** An informational line, unless {@code -Dpools.quiet=true}; a failure is said with {@link #once}. */
     public static void info(String message) {
         if (!QUIET) {
             System.err.println("pools: " + message);

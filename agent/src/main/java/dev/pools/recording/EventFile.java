@@ -234,7 +234,7 @@ final class EventFile implements Closeable {
                         file = new EventFile(candidate, channel, eventClasses, startTicks, startMillis);
                     }
                     if (kept != null) {
-                        Log.info(path + " " + kept + "; this JVM's recording goes to " + candidate);
+                        Log.once("moved:" + path, path + " " + kept + "; this JVM's recording goes to " + candidate);
                     }
                     return file;
                 }

@@ -75,6 +75,34 @@ public final class Recorder {
     static final long START_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
+     * The room the Java heap must have (free, or not yet committed) before the recording's start:
+     * {@code min(8 MiB, max / 4)}. The start is the first in the JVM to use some JDK classes
+     * ({@code FileChannel}'s implementation, the time-zone database, the JDK's Flight Recorder when
+     * it runs), and a class whose initialisation meets a full heap stays unusable for the whole run,
+     * the host's too: a host that lived at a full heap for a while at the start's moment (catching its
+     * {@code OutOfMemoryError}s) later got {@code NoClassDefFoundError} from {@code FileChannel.open}
+     * and {@code ZonedDateTime.now()} in 5 of 16 runs. Garbage counts as used, so a busy heap shows
+     * room after its next collection.
+     */
+    static final long ROOM_BYTES = 8L << 20;
+
+    /** How often the start looks again for room, and how long at most it waits for it before it starts anyway. */
+    static final long ROOM_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    static final long ROOM_WAIT_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** Whether the Java heap has {@link #ROOM_BYTES} (or a quarter of its maximum, if less) free; allocates nothing. */
+    static boolean heapHasRoom() {
+        Runtime rt = Runtime.getRuntime();
+        long max = rt.maxMemory();
+        if (max == Long.MAX_VALUE) {
+            return true;
+        }
+        long used = rt.totalMemory() - rt.freeMemory();
+        return max - used >= Math.min(ROOM_BYTES, max / 4);
+    }
+
+    /**
      * For tests only: milliseconds the start waits, holding the lock and past its last look at
      * {@code closing}, before it creates the file, so that a JVM can be made to end in the middle
      * of a start.
@@ -328,6 +356,13 @@ public final class Recorder {
         private boolean begin() {
             if (!awaitUntil(next)) {
                 return false; // the JVM's end starts the recording
+            }
+            long roomAtMost = System.nanoTime() + ROOM_WAIT_AT_MOST_NANOS;
+            while (!heapHasRoom() && System.nanoTime() - roomAtMost < 0) {
+                next = System.nanoTime() + ROOM_PAUSE_NANOS;
+                if (!awaitUntil(next)) {
+                    return false;
+                }
             }
             while (true) {
                 try {

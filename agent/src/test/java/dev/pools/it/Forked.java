@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -97,14 +98,21 @@ public final class Forked {
     }
 
     public static Result run(Path dir, List<String> cmd) throws IOException, InterruptedException {
+        return run(dir, cmd, Map.of());
+    }
+
+    /** {@link #run(Path, List)} with {@code env} added to the environment. */
+    public static Result run(Path dir, List<String> cmd, Map<String, String> env)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile("forked", ".out");
         Path err = Files.createTempFile("forked", ".err");
         try {
-            Process p = new ProcessBuilder(cmd)
+            ProcessBuilder builder = new ProcessBuilder(cmd)
                     .directory(dir.toFile())
                     .redirectOutput(out.toFile())
-                    .redirectError(err.toFile())
-                    .start();
+                    .redirectError(err.toFile());
+            builder.environment().putAll(env);
+            Process p = builder.start();
             if (!p.waitFor(300, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("timed out: " + cmd);

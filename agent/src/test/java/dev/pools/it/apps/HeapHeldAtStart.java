@@ -1,0 +1,52 @@
+package dev.pools.it.apps;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Holds its Java heap nearly full (at most 4 MiB free) for its first 3 s, live, then lets go. Prints
+ * whether the recording's file (the argument) existed at the end of the hold, waits up to 10 s for
+ * it, then uses JDK classes a recording's start first initialises ({@code FileChannel}, the time
+ * zones): a class whose initialisation met a full heap would stay unusable.
+ */
+public final class HeapHeldAtStart {
+
+    private static List<long[]> held = new ArrayList<>();
+
+    public static void main(String[] args) throws Exception {
+        Path file = Path.of(args[0]);
+        Runtime rt = Runtime.getRuntime();
+        long end = System.nanoTime() + 3_000_000_000L;
+        while (System.nanoTime() - end < 0) {
+            long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+            if (free > 4L << 20) {
+                try {
+                    held.add(new long[8192]);
+                } catch (OutOfMemoryError e) {
+                    for (int i = 0; i < 16 && !held.isEmpty(); i++) {
+                        held.remove(held.size() - 1);
+                    }
+                }
+            } else {
+                Thread.sleep(5);
+            }
+        }
+        System.out.println("file during the hold " + Files.exists(file));
+        held = null;
+        for (int i = 0; i < 1000 && !Files.exists(file); i++) {
+            Thread.sleep(10);
+        }
+        System.out.println("file after the hold " + Files.exists(file));
+        try (FileChannel c =
+                FileChannel.open(Path.of("probe.txt"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(new byte[] {1}));
+        }
+        System.out.println("time zone " + (ZonedDateTime.now().getZone() != null));
+    }
+}

@@ -1,5 +1,7 @@
 package dev.pools.agent;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -38,13 +40,19 @@ final class Launch {
         if (module != null && (module.startsWith("jdk.") || module.startsWith("java."))) {
             return "a tool of the JDK (" + main + ")";
         }
-        // -jar: the jar's path, which may hold spaces, up to the first ".jar" that ends a word.
+        // -jar: the jar's path, which may hold spaces, up to the first ".jar" that ends a word. Only a
+        // jar of the agent's jar's name is looked at on disk (one stat of each; a link counts).
         int jar = command.indexOf(".jar");
         while (agentJar != null && jar >= 0) {
             int end = jar + ".jar".length();
             if (end == command.length() || command.charAt(end) == ' ') {
+                String launched = command.substring(0, end);
+                Path name = agentJar.getFileName();
+                if (name == null || !launched.endsWith(name.toString())) {
+                    return null;
+                }
                 try {
-                    if (Files.isSameFile(Path.of(command.substring(0, end)), agentJar)) {
+                    if (Files.isSameFile(Path.of(launched), agentJar)) {
                         return "pools.jar's own command line";
                     }
                 } catch (Exception e) {
@@ -64,11 +72,16 @@ final class Launch {
             Path jar = null;
             if (command != null && command.contains(".jar")) {
                 try {
-                    jar = Path.of(PoolsAgent.class
+                    // The URL's path, decoded only if it must be (a URI's parser costs start-up time).
+                    String path = PoolsAgent.class
                             .getProtectionDomain()
                             .getCodeSource()
                             .getLocation()
-                            .toURI());
+                            .getPath();
+                    if (path.indexOf('%') >= 0) {
+                        path = URLDecoder.decode(path.replace("+", "%2B"), StandardCharsets.UTF_8);
+                    }
+                    jar = Path.of(path);
                 } catch (Exception | LinkageError e) {
                     // Unknown: only the class name and the JDK's tools are told apart.
                 }

@@ -34,10 +34,15 @@ final class Launch {
         if (main.equals("dev.pools.cli.PoolsCli")) {
             return "pools.jar's own command line";
         }
-        // A JDK tool: "jdk.jcmd/sun.tools.jcmd.JCmd -l", "jdk.jfr/jdk.jfr.internal.tool.Main".
+        // A JDK tool: "jdk.jcmd/sun.tools.jcmd.JCmd -l", "jdk.jfr/jdk.jfr.internal.tool.Main". Not the
+        // launchers that run the user's own code in this JVM: a source file ("java Infer.java", the
+        // compiler's launcher) and jshell (whose --execution local runs it in-process).
         int slash = main.indexOf('/');
         String module = slash < 0 ? null : main.substring(0, slash);
-        if (module != null && (module.startsWith("jdk.") || module.startsWith("java."))) {
+        if (module != null
+                && (module.startsWith("jdk.") || module.startsWith("java."))
+                && !module.equals("jdk.jshell")
+                && !main.startsWith("jdk.compiler/com.sun.tools.javac.launcher.")) {
             return "a tool of the JDK (" + main + ")";
         }
         // -jar: the jar's path, which may hold spaces, up to the first ".jar" that ends a word. Only a

@@ -43,8 +43,17 @@ public record HostClass(
         this(name, fields, hooks, noReleaseAtClose, List.of(), null);
     }
 
-    /** A field of the host class: name and JVM descriptor. */
-    public record Field(String name, String descriptor) {}
+    /** A field of the host class: name and JVM descriptor; or {@link #THIS}, the object itself. */
+    public record Field(String name, String descriptor) {
+
+        /** The object whose method is hooked, passed as an {@code Object}. */
+        public static final Field THIS = new Field("this", "Ljava/lang/Object;");
+
+        /** Whether this is {@link #THIS}, not a field. */
+        public boolean isThis() {
+            return this.equals(THIS);
+        }
+    }
 
     /**
      * Before each normal return of {@code method} (name and descriptor), or with {@code atEntry} at

@@ -75,7 +75,7 @@ final class MethodHooks {
                         },
                         ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
         for (HostClass.Field f : declared.fields()) {
-            if (!fields.contains(f.name() + ":" + f.descriptor())) {
+            if (!f.isThis() && !fields.contains(f.name() + ":" + f.descriptor())) {
                 return "no field " + f.name() + " of type "
                         + Type.getType(f.descriptor()).getClassName();
             }
@@ -158,7 +158,9 @@ final class MethodHooks {
         private void call() {
             for (HostClass.Field f : hook.args()) {
                 super.visitVarInsn(Opcodes.ALOAD, 0);
-                super.visitFieldInsn(Opcodes.GETFIELD, owner, f.name(), f.descriptor());
+                if (!f.isThis()) {
+                    super.visitFieldInsn(Opcodes.GETFIELD, owner, f.name(), f.descriptor());
+                }
             }
             super.visitMethodInsn(Opcodes.INVOKESTATIC, hook.owner(), hook.name(), hook.descriptor(), false);
         }

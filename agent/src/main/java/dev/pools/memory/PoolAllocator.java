@@ -131,6 +131,11 @@ public final class PoolAllocator {
         this(layout, Options.DEFAULT, AllocationListener.NONE, new CallSites());
     }
 
+    /** How many collections the pools' release thread has seen since the agent started (young ones too). */
+    public static long collectionsSeen() {
+        return Releaser.collectionsSeen();
+    }
+
     /** Whether the JDK internals the pools need are in reach; null if so, otherwise why not. */
     public static Throwable unavailableBecause() {
         try {

@@ -181,7 +181,16 @@ final class Releaser {
     }
 
     /** A collection ran: arms the next sentinel and, near the limit, has the release thread look at the empty pages. */
+    /** Collections seen so far (each clears the armed sentinel); only the release thread counts. */
+    private static volatile long collectionsSeen;
+
+    /** How many collections the release thread has seen (a young one too): a clock of the collector's work. */
+    static long collectionsSeen() {
+        return collectionsSeen;
+    }
+
     private static void collected() {
+        collectionsSeen++; // one writer: the thread that takes the sentinel
         armed = new Collected();
         if (limitInReach && NativeAccess.nearLimit()) {
             nearLimitSeen = true;

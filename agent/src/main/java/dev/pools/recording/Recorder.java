@@ -81,8 +81,12 @@ public final class Recorder {
      * it runs), and a class whose initialisation meets a full heap stays unusable for the whole run,
      * the host's too: a host that lived at a full heap for a while at the start's moment (catching its
      * {@code OutOfMemoryError}s) later got {@code NoClassDefFoundError} from {@code FileChannel.open}
-     * and {@code ZonedDateTime.now()} in 5 of 16 runs. Garbage counts as used, so a busy heap shows
-     * room after its next collection.
+     * and {@code ZonedDateTime.now()} in 5 of 16 runs. The start waits (at most
+     * {@link #ROOM_WAIT_AT_MOST_NANOS}) only while the application allocates: garbage counts as used,
+     * and a busy heap shows room after its next collection, while an idle one (over one {@link
+     * #ROOM_PAUSE_NANOS}, the same use and no collection: no thread took a new allocation buffer; a
+     * heap full of live data shows the same use after each of its many collections) is never
+     * collected, and a JVM killed then would have had no recording.
      */
     static final long ROOM_BYTES = 8L << 20;
 
@@ -93,13 +97,14 @@ public final class Recorder {
 
     /** Whether the Java heap has {@link #ROOM_BYTES} (or a quarter of its maximum, if less) free; allocates nothing. */
     static boolean heapHasRoom() {
+        long max = Runtime.getRuntime().maxMemory();
+        return max == Long.MAX_VALUE || max - heapUsed() >= Math.min(ROOM_BYTES, max / 4);
+    }
+
+    /** The Java heap's use, garbage included; allocates nothing. */
+    private static long heapUsed() {
         Runtime rt = Runtime.getRuntime();
-        long max = rt.maxMemory();
-        if (max == Long.MAX_VALUE) {
-            return true;
-        }
-        long used = rt.totalMemory() - rt.freeMemory();
-        return max - used >= Math.min(ROOM_BYTES, max / 4);
+        return rt.totalMemory() - rt.freeMemory();
     }
 
     /**
@@ -358,11 +363,20 @@ public final class Recorder {
                 return false; // the JVM's end starts the recording
             }
             long roomAtMost = System.nanoTime() + ROOM_WAIT_AT_MOST_NANOS;
+            long used = heapUsed();
+            long collections = PoolAllocator.collectionsSeen();
             while (!heapHasRoom() && System.nanoTime() - roomAtMost < 0) {
                 next = System.nanoTime() + ROOM_PAUSE_NANOS;
                 if (!awaitUntil(next)) {
                     return false;
                 }
+                long now = heapUsed();
+                long collectedNow = PoolAllocator.collectionsSeen();
+                if (now == used && collectedNow == collections) {
+                    break; // nobody allocates: the heap is not under pressure, its garbage goes at a collection
+                }
+                used = now;
+                collections = collectedNow;
             }
             while (true) {
                 try {

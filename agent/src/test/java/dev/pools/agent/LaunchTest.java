@@ -31,6 +31,11 @@ class LaunchTest {
                 Launch.staysOut("jdk.jfr/jdk.jfr.internal.tool.Main summary x.jfr", null));
 
         assertNull(
+                Launch.staysOut("jdk.compiler/com.sun.tools.javac.launcher.Main Infer.java", jar),
+                "a source file run by the JDK 17 launcher: the user's code");
+        assertNull(Launch.staysOut("jdk.compiler/com.sun.tools.javac.launcher.SourceLauncher Infer.java", jar));
+        assertNull(Launch.staysOut("jdk.jshell/jdk.internal.jshell.tool.JShellToolProvider --execution local", jar));
+        assertNull(
                 Launch.staysOut(other + " --model " + jar, jar), "another jar, even with the agent's as an argument");
         assertNull(Launch.staysOut("com.example.Serve " + jar, jar));
         assertNull(Launch.staysOut("org.apache.spark.executor.CoarseGrainedExecutorBackend --driver-url x", jar));

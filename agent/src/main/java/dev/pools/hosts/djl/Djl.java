@@ -31,8 +31,8 @@ import java.util.List;
  * between the forward pass and backward (one the pools make for a capped pool that is full, or the
  * JDK's at its direct memory limit) would hand their memory to the next arrays, and backward would
  * read those. So while a {@code PtGradientCollector} is open, the buffer of an array closed (or given
- * another buffer by {@code set}) is held until the next backward pass returns or the collector
- * closes. This only holds memory longer; it never releases any.
+ * another buffer by {@code set}) is held until the collector closes or is dropped unclosed
+ * ({@link PtKeep} has the bounds). This only holds memory longer; it never releases any.
  */
 public final class Djl {
 
@@ -67,23 +67,28 @@ public final class Djl {
                                     "letGo",
                                     "(Ljava/nio/ByteBuffer;)V")),
                     "a buffer libtorch makes over pool memory (toByteBuffer(true)) does not keep that memory, and"
-                            + " an array closed during a gradient collection does not keep its memory until backward"),
+                            + " an array closed during a gradient collection does not keep its memory until the collection closes"),
             new HostClass(
                     "ai/djl/pytorch/engine/PtGradientCollector",
-                    List.of(),
+                    List.of(HostClass.Field.THIS),
                     List.of(),
                     null,
                     List.of(
-                            new HostClass.MethodHook("<init>()V", List.of(), false, KEEP, "collecting", "()V"),
                             new HostClass.MethodHook(
-                                    "backward(Lai/djl/ndarray/NDArray;)V",
-                                    List.of(),
+                                    "<init>()V",
+                                    List.of(HostClass.Field.THIS),
                                     false,
                                     KEEP,
-                                    "backwardDone",
-                                    "()V"),
-                            new HostClass.MethodHook("close()V", List.of(), false, KEEP, "collected", "()V")),
-                    "arrays closed during a gradient collection do not keep their memory until backward"));
+                                    "collecting",
+                                    "(Ljava/lang/Object;)V"),
+                            new HostClass.MethodHook(
+                                    "close()V",
+                                    List.of(HostClass.Field.THIS),
+                                    false,
+                                    KEEP,
+                                    "collected",
+                                    "(Ljava/lang/Object;)V")),
+                    "arrays closed during a gradient collection do not keep their memory until it closes"));
 
     private Djl() {}
 }

@@ -10,7 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Holds its Java heap nearly full (at most 4 MiB free) for its first 3 s, live, then lets go. Prints
+ * Holds its Java heap nearly full of live data (at most 4 MiB free after a collection) for its
+ * first 3 s, allocating garbage all the while, then lets go. Prints
  * whether the recording's file (the argument) existed at the end of the hold, waits up to 10 s for
  * it, then uses JDK classes a recording's start first initialises ({@code FileChannel}, the time
  * zones): a class whose initialisation met a full heap would stay unusable.
@@ -19,22 +20,41 @@ public final class HeapHeldAtStart {
 
     private static List<long[]> held = new ArrayList<>();
 
+    /** The last garbage array, read by nobody. */
+    static volatile long[] churn;
+
+    private static long free(Runtime rt) {
+        return rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    }
+
+    private static void drop() {
+        for (int i = 0; i < 16 && !held.isEmpty(); i++) {
+            held.remove(held.size() - 1);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path file = Path.of(args[0]);
         Runtime rt = Runtime.getRuntime();
         long end = System.nanoTime() + 3_000_000_000L;
-        while (System.nanoTime() - end < 0) {
-            long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-            if (free > 4L << 20) {
+        // Live data until, after a collection, at most 4 MiB is free.
+        for (int round = 0; round < 20 && free(rt) > 4L << 20; round++) {
+            while (free(rt) > 4L << 20) {
                 try {
                     held.add(new long[8192]);
                 } catch (OutOfMemoryError e) {
-                    for (int i = 0; i < 16 && !held.isEmpty(); i++) {
-                        held.remove(held.size() - 1);
-                    }
+                    drop();
+                    break;
                 }
-            } else {
-                Thread.sleep(5);
+            }
+            System.gc();
+        }
+        // Then garbage, all the while: the heap stays full of live data, and its collector runs.
+        while (System.nanoTime() - end < 0) {
+            try {
+                churn = new long[1024];
+            } catch (OutOfMemoryError e) {
+                drop();
             }
         }
         System.out.println("file during the hold " + Files.exists(file));

@@ -17,9 +17,10 @@ import java.util.List;
  *
  * <p>Arguments: none, the forward pass and 50 small arrays before backward; {@code fill N}, N
  * arrays of 8 KiB kept until backward, with a scalar operation beside each (a capped layout fills
- * and the pools collect between the forward pass and backward); {@code steps N}, one collector
- * for N steps of forward and backward over an input of 8 KiB closed after each step, then the
- * pools' usage while the collector is still open.
+ * and the pools collect between the forward pass and backward); {@code two N}, two graphs built
+ * before their backward passes, with N such arrays between the passes; {@code steps N}, one
+ * collector for N steps of forward and backward over an input of 8 KiB closed after each step, then
+ * the pools' usage while the collector is still open.
  */
 public final class DjlGradients {
 
@@ -31,6 +32,8 @@ public final class DjlGradients {
             x.setRequiresGradient(true);
             if (mode.equals("steps")) {
                 steps(manager, x, n);
+            } else if (mode.equals("two")) {
+                twoGraphs(manager, x, n);
             } else {
                 List<NDArray> kept = new ArrayList<>();
                 try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
@@ -52,6 +55,27 @@ public final class DjlGradients {
         Probe.printUsage("usage-end");
     }
 
+    /**
+     * Two graphs built in one collector before either backward pass: sum(5x), then sum(3x + x / 4).
+     * Between the two passes the program makes N arrays of 8 KiB. The gradient is 5 + 3 + 1/4.
+     */
+    private static void twoGraphs(NDManager manager, NDArray x, int n) throws Exception {
+        List<NDArray> kept = new ArrayList<>();
+        try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
+            NDArray y1 = x.mul(5).sum();
+            NDArray y2 = x.mul(3).add(x.div(4)).sum();
+            collector.backward(y1);
+            for (int i = 0; i < n; i++) {
+                kept.add(manager.create(new float[2048], new Shape(2048)));
+                manager.create(new float[] {7, 7, 7, 7}, new Shape(4)).add(1);
+            }
+            collector.backward(y2);
+        }
+        Probe.print("gradient", Arrays.toString(x.getGradient().toFloatArray()));
+        Probe.print("pools-collections", Probe.collections());
+        kept.forEach(NDArray::close);
+    }
+
     /** N steps in one collector; each input is closed after its backward. */
     private static void steps(NDManager manager, NDArray x, int n) throws Exception {
         try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
@@ -65,7 +89,7 @@ public final class DjlGradients {
                 }
             }
             Probe.print("gradient", Arrays.toString(x.getGradient().toFloatArray()));
-            Probe.print("drained-open-ms", Probe.drainTo(2));
+            Probe.print("drained-open-ms", Probe.drainTo(2L * n + 1));
             Probe.printUsage("usage-open");
         }
     }

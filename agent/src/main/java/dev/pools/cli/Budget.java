@@ -33,8 +33,18 @@ final class Budget {
             EventNames.POOLS_IN_USE,
             EventNames.NATIVE_OTHER);
 
-    /** Direct memory outside the pools' pages (host buffers not intercepted, fallbacks), at its peak. */
+    /**
+     * Direct memory outside the pools' pages (host buffers not intercepted, fallbacks), at its peak: the
+     * largest sample, or, when more, the fallbacks' own peak (the agent's, which no sample misses) plus
+     * the largest sample of the rest.
+     */
     static final String DIRECT_OUTSIDE_POOLS = "directOutsidePools";
+
+    /** The largest sample of the direct memory outside the pools' pages. */
+    private static final String SAMPLED_OUTSIDE = "sampledOutside";
+
+    /** The largest sample of the direct memory outside the pools' pages that was not a fallback's. */
+    private static final String OTHER_OUTSIDE = "otherOutside";
 
     /**
      * The most native memory outside the JVM's parts there can have been, at its peak: the anonymous
@@ -54,7 +64,19 @@ final class Budget {
     }
 
     long peak(String field) {
+        if (field.equals(DIRECT_OUTSIDE_POOLS)) {
+            long sampled = peaks.getOrDefault(SAMPLED_OUTSIDE, -1L);
+            long fallbacks = peaks.getOrDefault(EventNames.FALLBACK_LIVE_PEAK, -1L);
+            return fallbacks < 0 || sampled < 0
+                    ? sampled
+                    : Math.max(sampled, fallbacks + peaks.getOrDefault(OTHER_OUTSIDE, 0L));
+        }
         return peaks.getOrDefault(field, -1L);
+    }
+
+    /** The fallbacks' share of {@link #DIRECT_OUTSIDE_POOLS}: the most bytes of them live at once; -1 if unknown. */
+    long fallbackPeak() {
+        return peaks.getOrDefault(EventNames.FALLBACK_LIVE_PEAK, -1L);
     }
 
     void accept(RecordedEvent e) {
@@ -66,10 +88,27 @@ final class Budget {
             }
             peaks.merge(f, v, Math::max);
         }
-        long direct = e.getLong(EventNames.JDK_DIRECT);
-        long outside = direct < 0 ? -1 : Math.max(0, direct - e.getLong(EventNames.POOLS_RESERVED));
-        peaks.merge(DIRECT_OUTSIDE_POOLS, outside, Math::max);
+        long outside = directOutside(e);
+        peaks.merge(SAMPLED_OUTSIDE, outside, Math::max);
+        if (e.hasField(EventNames.FALLBACK_LIVE_PEAK)) {
+            peaks.merge(EventNames.FALLBACK_LIVE_PEAK, e.getLong(EventNames.FALLBACK_LIVE_PEAK), Math::max);
+            long other = outside < 0 ? -1 : Math.max(0, outside - e.getLong(EventNames.FALLBACK_LIVE));
+            peaks.merge(OTHER_OUTSIDE, other, Math::max);
+        }
         peaks.merge(NATIVE_OTHER_AT_MOST, nativeOtherAtMost(e, outside), Math::max);
+    }
+
+    /**
+     * The direct memory outside the pools' pages at one sample; -1 if unknown. Recordings of agents
+     * before 2026-12-06 have only the JDK's count and the pools' reserve from their reports, taken a
+     * moment before: a page reserved in between counts there as outside.
+     */
+    static long directOutside(RecordedEvent e) {
+        if (e.hasField(EventNames.DIRECT_OUTSIDE)) {
+            return e.getLong(EventNames.DIRECT_OUTSIDE);
+        }
+        long direct = e.getLong(EventNames.JDK_DIRECT);
+        return direct < 0 ? -1 : Math.max(0, direct - e.getLong(EventNames.POOLS_RESERVED));
     }
 
     private static long nativeOtherAtMost(RecordedEvent e, long directOutside) {
@@ -199,7 +238,7 @@ final class Budget {
         t.row(
                 "JDK direct buffers",
                 size(EventNames.JDK_DIRECT),
-                "the pools' pages included; " + size(DIRECT_OUTSIDE_POOLS) + " outside them");
+                "the pools' pages included; " + size(DIRECT_OUTSIDE_POOLS) + " outside them" + fallbackShare());
         t.row("pools", size(EventNames.POOLS_RESERVED), "reserved; " + size(EventNames.POOLS_IN_USE) + " in use");
         t.row(
                 "native, other",
@@ -239,11 +278,27 @@ final class Budget {
     }
 
     Map<String, Object> json() {
-        Map<String, Object> m = new LinkedHashMap<>(peaks);
+        Map<String, Object> m = new LinkedHashMap<>();
+        peaks.forEach((k, v) -> {
+            if (k.equals(SAMPLED_OUTSIDE)) {
+                m.put(DIRECT_OUTSIDE_POOLS, peak(DIRECT_OUTSIDE_POOLS));
+            } else if (!k.equals(OTHER_OUTSIDE)) {
+                m.put(k, v);
+            }
+        });
         m.put("samples", samples);
         long limit = containerLimit(0);
         m.put("containerLimitAtPeak", limit);
         return m;
+    }
+
+    /** What of the direct memory outside the pools the fallbacks took, when they took any. */
+    private String fallbackShare() {
+        long fallbacks = fallbackPeak();
+        return fallbacks <= 0
+                ? ""
+                : " (fallbacks up to " + Sizes.human(fallbacks)
+                        + " live at once, the agent's count; the rest as sampled)";
     }
 
     /** The native memory nobody else accounts for, as the range the samples allow: "12 MiB to 80 MiB". */

@@ -25,8 +25,12 @@ final class HtmlCommand implements Callable<Integer> {
     private static final String[] COLORS = {"#3b7dd8", "#e67e22", "#27ae60", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"
     };
 
-    @Parameters(paramLabel = "RECORDING", description = "A recording (.jfr) written by the agent.")
-    Path file;
+    @Parameters(
+            paramLabel = "RECORDING",
+            arity = "1..*",
+            description = "A recording (.jfr) written by the agent, with what was set aside of it at report.max_size"
+                    + " (<file>.1) if any: one JVM's.")
+    List<Path> files;
 
     @Option(
             names = {"-o", "--output"},
@@ -37,8 +41,14 @@ final class HtmlCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        RecordingSummary s = RecordingSummary.read(file, true);
-        OutputFile.write(output, page(s), List.of(file));
+        List<RecordingSummary> read = RecordingSummary.readAll(files, true);
+        if (read.size() > 1) {
+            throw new BadInput("html draws one JVM's recording, and " + read.size() + " JVMs' were given ("
+                    + String.join(
+                            ", ", read.stream().map(RecordingSummary::name).toList())
+                    + "); give one JVM's files (a recording and its .1), or use report for a fleet");
+        }
+        OutputFile.write(output, page(read.get(0)), files);
         return ExitStatus.DONE;
     }
 

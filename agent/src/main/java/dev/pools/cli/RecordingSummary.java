@@ -1,6 +1,7 @@
 package dev.pools.cli;
 
 import dev.pools.memory.PoolAllocator;
+import dev.pools.recording.ChunkChecksum;
 import dev.pools.recording.EventNames;
 import dev.pools.recording.Recorder;
 import java.io.EOFException;
@@ -578,15 +579,44 @@ final class RecordingSummary {
      */
     private void readFile(Path path, boolean partial) throws IOException {
         Path readable = partial ? UnfinishedChunk.readable(path) : path;
+        List<ChunkChecksum.Mark> marks = new ArrayList<>();
+        List<String> declared = declaredTypes(readable);
+        long before = events;
         try (RecordingFile in = new RecordingFile(readable)) {
-            byJdkRecorder |= declaresOthers(readable);
+            byJdkRecorder |= declaresOthers(declared);
             while (in.hasMoreEvents()) {
-                accept(in.readEvent());
+                RecordedEvent e = in.readEvent();
+                if (e.getEventType().getName().equals(ChunkChecksum.EVENT)) {
+                    marks.add(new ChunkChecksum.Mark(
+                            e.getLong(ChunkChecksum.POSITION),
+                            e.getLong(ChunkChecksum.CRC32),
+                            e.getLong(ChunkChecksum.CONSTANT_POOL),
+                            e.getBoolean(ChunkChecksum.LAST)));
+                    continue;
+                }
+                accept(e);
                 events++;
             }
         } catch (EOFException e) {
             if (!partial) {
                 throw e;
+            }
+        }
+        try {
+            // The agent's own file ends each batch with a checksum (ChunkChecksum); the JDK's recorder
+            // and agents before 2026-12-06 wrote none.
+            String damage = misspelt(declared);
+            if (damage == null && marks.isEmpty() && events > before && declared.contains(ChunkChecksum.EVENT)) {
+                damage = "it declares checksums and holds events, but no checksum was read";
+            }
+            if (damage == null && !marks.isEmpty()) {
+                damage = ChunkChecksum.damage(readable, marks);
+            }
+            if (damage != null) {
+                throw new BadInput(
+                        path + ": the recording is damaged (" + damage + "); a byte changed after the agent"
+                                + " wrote it, so none of its figures can be trusted",
+                        true);
             }
         } finally {
             if (!readable.equals(path)) {
@@ -596,22 +626,61 @@ final class RecordingSummary {
     }
 
     /**
-     * Whether the file declares event types other than the pools' and the JVM's, as the JDK's
-     * recorder does (the agent's own file declares those only). A file cut short, whose declarations
-     * cannot all be read, is taken as the agent's: what it holds is read all the same.
+     * The names of the event types the file declares; none for a file cut short, whose declarations
+     * cannot all be read (what it holds is read all the same).
      */
-    private static boolean declaresOthers(Path file) {
+    private static List<String> declaredTypes(Path file) {
         try (RecordingFile in = new RecordingFile(file)) {
-            for (EventType type : in.readEventTypes()) {
-                String name = type.getName();
-                if (!name.startsWith("pools.") && !name.equals(Recorder.JVM_INFORMATION)) {
-                    return true;
-                }
-            }
+            return in.readEventTypes().stream().map(EventType::getName).toList();
         } catch (IOException | RuntimeException e) {
-            // Cut short: see above.
+            return List.of(); // cut short: see above
+        }
+    }
+
+    /**
+     * Whether the file declares event types other than the pools' and the JVM's, as the JDK's recorder
+     * does (the agent's own file declares those only).
+     */
+    private static boolean declaresOthers(List<String> declared) {
+        for (String name : declared) {
+            if (!name.startsWith("pools.") && !name.equals(Recorder.JVM_INFORMATION)) {
+                return true;
+            }
         }
         return false;
+    }
+
+    /** The event types the agent's own file declares: its events, the JVM's and the checksum. */
+    private static final List<String> AGENT_TYPES = List.of(
+            EventNames.LAYOUT,
+            EventNames.POOL_REPORT,
+            EventNames.USAGE,
+            EventNames.ALLOCATION_REFUSED,
+            EventNames.CALL_SITE,
+            EventNames.REQUEST_SIZES,
+            EventNames.PROCESS_MEMORY,
+            Recorder.JVM_INFORMATION,
+            ChunkChecksum.EVENT);
+
+    /**
+     * A declared name one character off a name of {@link #AGENT_TYPES}: a byte changed in the
+     * declarations, which the checksums cannot show when it is the checksum's own name. Null if none.
+     */
+    private static String misspelt(List<String> declared) {
+        for (String name : declared) {
+            for (String known : AGENT_TYPES) {
+                if (name.length() == known.length() && !name.equals(known)) {
+                    int differ = 0;
+                    for (int i = 0; i < name.length() && differ < 2; i++) {
+                        differ += name.charAt(i) == known.charAt(i) ? 0 : 1;
+                    }
+                    if (differ == 1) {
+                        return "it declares the event type '" + name + "', one character off '" + known + "'";
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /** A JFR file starts with the bytes {@code FLR\0}. */
@@ -638,7 +707,6 @@ final class RecordingSummary {
             case EventNames.PROCESS_MEMORY -> {
                 budget.accept(e);
                 if (processTimeline != null) {
-                    long direct = e.getLong(EventNames.JDK_DIRECT);
                     long pools = e.getLong(EventNames.POOLS_RESERVED);
                     processTimeline.add(new ProcessSample(
                             t,
@@ -650,7 +718,7 @@ final class RecordingSummary {
                                     + e.getLong(EventNames.CODE_CACHE)
                                     + e.getLong(EventNames.OTHER_NON_HEAP),
                             pools,
-                            direct < 0 ? 0 : Math.max(0, direct - pools),
+                            Math.max(0, Budget.directOutside(e)),
                             e.getLong(EventNames.NATIVE_OTHER)));
                 }
             }

@@ -43,7 +43,8 @@ public final class CallSites {
     /**
      * What one call site asked for since the JVM started.
      *
-     * @param peakLiveBytes the most bytes of this site's pool allocations live at once (see the class comment)
+     * @param peakLiveBytes the most bytes of this site's buffers live at once, the pools' and the fallbacks' (see
+     *     the class comment and {@link FallbackBuffers})
      */
     public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {}
 
@@ -166,12 +167,26 @@ public final class CallSites {
             }
         }
         if (rest > 0) {
-            long live = s.live.addAndGet(rest);
-            long peak;
-            while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
-                Thread.onSpinWait();
-            }
+            rise(s, rest);
         }
+    }
+
+    private static void rise(Site s, long bytes) {
+        long live = s.live.addAndGet(bytes);
+        long peak;
+        while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Counts a fallback buffer the JDK served at site {@code id} as live ({@link FallbackBuffers}). */
+    void fallbackLive(int id, int size) {
+        rise(sites[idOf(id)], size);
+    }
+
+    /** Counts off a fallback buffer the collector found ({@link FallbackBuffers}). */
+    void fallbackCollected(int id, int size) {
+        sites[idOf(id)].live.addAndGet(-size);
     }
 
     void fellBack(int id, int size) {

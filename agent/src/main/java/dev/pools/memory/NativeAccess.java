@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The few JDK internals the pools stand on, found once by reflection and called as plain bytecode
@@ -432,9 +433,12 @@ final class NativeAccess {
             return null;
         }
         ByteBuffer memory;
+        long size = bytes + (long) ALIGNMENT - 1;
+        PAGE_DIRECT.addAndGet(size);
         try {
-            memory = ByteBuffer.allocateDirect(Math.addExact(bytes, ALIGNMENT - 1));
+            memory = ByteBuffer.allocateDirect(Math.toIntExact(size));
         } catch (OutOfMemoryError | ArithmeticException e) {
+            PAGE_DIRECT.addAndGet(-size);
             PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
@@ -443,6 +447,34 @@ final class NativeAccess {
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
         BLOCK_BYTES.add(bytes);
         return new Block(memory, aligned, bytes, true);
+    }
+
+    /**
+     * The direct memory the pools' pages hold as the JDK counts it (their alignment included): raised
+     * next to the JDK's count as a page is reserved, lowered next to it as one is freed.
+     */
+    private static final AtomicLong PAGE_DIRECT = new AtomicLong();
+
+    /** How many times {@link #directOutsidePages} reads again when a page came or went meanwhile. */
+    private static final int OUTSIDE_READS = 16;
+
+    /**
+     * The JDK's direct memory outside the pools' pages now: {@code jdkDirect} (its count) read between
+     * two reads of the pages' share that agree, so that no page came or went in between; -1 when
+     * {@code jdkDirect} gives -1. Before, the pools' figure came from their reports, taken before the
+     * JDK's count: a page reserved in between counted as outside.
+     */
+    static long directOutsidePages(LongSupplier jdkDirect) {
+        long direct = -1;
+        long pages = 0;
+        for (int i = 0; i < OUTSIDE_READS; i++) {
+            pages = PAGE_DIRECT.get();
+            direct = jdkDirect.getAsLong();
+            if (PAGE_DIRECT.get() == pages) {
+                break;
+            }
+        }
+        return direct < 0 ? -1 : Math.max(0, direct - pages);
     }
 
     /**
@@ -534,15 +566,18 @@ final class NativeAccess {
         if (!tryReserve(size)) {
             return null;
         }
+        PAGE_DIRECT.addAndGet(size);
         try {
             raw = CALLS.allocateMemory(size);
         } catch (OutOfMemoryError e) {
             CALLS.unreserveMemory(size, size);
+            PAGE_DIRECT.addAndGet(-size);
             PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
         } catch (RuntimeException e) {
             CALLS.unreserveMemory(size, size);
+            PAGE_DIRECT.addAndGet(-size);
             throw e;
         }
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
@@ -579,6 +614,7 @@ final class NativeAccess {
             try {
                 CALLS.freeMemory(raw);
                 CALLS.unreserveMemory(size, size);
+                PAGE_DIRECT.addAndGet(-size);
             } catch (Throwable t) {
                 System.err.println("pools: freeing a page failed: " + t);
             }
@@ -589,6 +625,7 @@ final class NativeAccess {
     static void free(Block block) {
         if (block.memory != null) {
             CALLS.invokeCleaner(block.memory);
+            PAGE_DIRECT.addAndGet(-(block.size + (long) ALIGNMENT - 1));
         } else {
             CALLS.clean(block.cleaner);
         }

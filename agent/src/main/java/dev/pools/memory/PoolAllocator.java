@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The JVM's pooled off-heap memory: serves allocations from the installed layout's pools, takes
@@ -100,6 +101,8 @@ public final class PoolAllocator {
 
     private final LongAdder fallbackAllocs = new LongAdder();
     private final LongAdder fallbackBytes = new LongAdder();
+    /** The fallback buffers while they live. */
+    private final FallbackBuffers fallbacks;
     /** Requests refused to the host (an {@code OutOfMemoryError}), since start: {@link #failedAllocs}. */
     private final LongAdder failedAllocs = new LongAdder();
 
@@ -122,6 +125,7 @@ public final class PoolAllocator {
         this.options = options;
         this.listener = listener;
         this.sites = sites;
+        this.fallbacks = new FallbackBuffers(sites);
         this.current = new PoolSet(this, layout);
         Releaser.start();
         Releaser.watch(this);
@@ -162,7 +166,13 @@ public final class PoolAllocator {
      */
     public ByteBuffer allocate(int size, int site) {
         if (size <= 0) {
-            return size == 0 ? NativeAccess.emptyBuffer() : ByteBuffer.allocateDirect(size);
+            if (size == 0) {
+                // A request all the same: its site counts it (with no bytes, never live), as the JDK's
+                // allocateDirect(0) is one of the host's calls.
+                sites.served(site, 0);
+                return NativeAccess.emptyBuffer();
+            }
+            return ByteBuffer.allocateDirect(size);
         }
         if (stoppedBy != null) {
             return afterStop(size, site);
@@ -208,16 +218,17 @@ public final class PoolAllocator {
                         + " what they hold stays reserved until the JVM ends, and the JDK serves every request from"
                         + " now on, counted as a fallback");
         ByteBuffer fallback = ByteBuffer.allocateDirect(size);
-        fellBack(size, site, reason);
+        fellBack(fallback, size, site, reason);
         return fallback;
     }
 
-    /** Counts a request the JDK served instead of the pools, and records why. */
-    private void fellBack(int size, int site, String reason) {
+    /** Counts a request the JDK served instead of the pools with {@code fallback}, and records why. */
+    private void fellBack(ByteBuffer fallback, int size, int site, String reason) {
         refused(size, site, reason, true);
         fallbackAllocs.increment();
         fallbackBytes.add(size);
         sites.fellBack(site, size);
+        fallbacks.track(fallback, size, site);
         if (options.trace != null) {
             options.trace.fellBack(size, site);
         }
@@ -431,7 +442,7 @@ public final class PoolAllocator {
                 throw e;
             }
         }
-        fellBack(size, site, reason);
+        fellBack(fallback, size, site, reason);
         return fallback;
     }
 
@@ -785,6 +796,24 @@ public final class PoolAllocator {
     /** Nanoseconds the requesting threads spent in those collections, waiting included. */
     public long collectionNanos() {
         return collectionNanos.sum();
+    }
+
+    /** Bytes of the buffers the JDK served instead of the pools, live now as far as the collector has found. */
+    public long fallbackLiveBytes() {
+        return fallbacks.liveBytes();
+    }
+
+    /** The most bytes of the buffers the JDK served instead of the pools live at once since start. */
+    public long fallbackPeakBytes() {
+        return fallbacks.peakBytes();
+    }
+
+    /**
+     * The JDK's direct memory outside every pool's pages now, from {@code jdkDirect} (its count, -1 if
+     * unknown), so read that no page came or went in between; -1 if unknown.
+     */
+    public static long directOutsidePages(LongSupplier jdkDirect) {
+        return NativeAccess.directOutsidePages(jdkDirect);
     }
 
     /** The usage that goes with {@code reports}, taken a moment before. */

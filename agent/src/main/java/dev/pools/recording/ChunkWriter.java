@@ -20,7 +20,10 @@ final class ChunkWriter {
 
     static final int HEADER_SIZE = 68;
     static final int CHUNK_SIZE_POSITION = 8;
+    static final int CONSTANT_POOL_POSITION = 16;
+    static final int METADATA_POSITION = 24;
     static final int DURATION_POSITION = 40;
+    static final int START_TICKS_POSITION = 48;
     static final int FILE_STATE_POSITION = 64;
     static final int FLAG_POSITION = 67;
     /** The header's flag for the last chunk of a recording: set when the JVM ended normally. */

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TimeZone;
+import java.util.zip.CRC32;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -115,6 +116,10 @@ final class EventFile implements Closeable {
     private Path path;
     private final Map<Class<?>, EventClass> classes = new HashMap<>();
     private final long jvmInformation;
+    private final long checksum;
+    /** The checksum of the chunk so far: its header's fixed fields, then every byte from the declarations on. */
+    private final CRC32 crc;
+
     private final long startTicks;
     private final long startNanos;
     private final Bytes pending = new Bytes();
@@ -150,6 +155,8 @@ final class EventFile implements Closeable {
         }
         jvmInformation = id;
         types.add(jvmInformationType(id));
+        checksum = id + 1;
+        types.add(checksumType(checksum));
         byte[] meta = ChunkWriter.metadata(
                 types,
                 startTicks,
@@ -159,6 +166,9 @@ final class EventFile implements Closeable {
         metadata = ChunkWriter.HEADER_SIZE;
         constantPool = metadata + meta.length;
         size = constantPool + pool.length;
+        crc = ChunkChecksum.start(header(false));
+        crc.update(meta);
+        crc.update(pool);
         channel.truncate(0);
         write(ChunkWriter.HEADER_SIZE, meta);
         write(constantPool, pool);
@@ -495,7 +505,7 @@ final class EventFile implements Closeable {
         if (closed || stopped) {
             return;
         }
-        appendPending();
+        appendPending(false);
         writeHeader(false);
     }
 
@@ -507,7 +517,7 @@ final class EventFile implements Closeable {
         }
         try {
             if (!stopped) {
-                appendPending();
+                appendPending(true);
                 writeHeader(true);
             }
         } finally {
@@ -575,11 +585,16 @@ final class EventFile implements Closeable {
         return t;
     }
 
-    private void appendPending() throws IOException {
+    /** Appends what waits, then its checksum; {@code last} for the recording's end, which always has one. */
+    private void appendPending(boolean last) throws IOException {
         int added = 0;
         for (Pool<?> p : pools) {
             added += p.added > 0 ? 1 : 0;
         }
+        if (added == 0 && pending.size() == 0 && !last) {
+            return;
+        }
+        long pool = constantPool;
         if (added > 0) {
             // The new pool goes after the pending events; the header points at it once it is in the file.
             long at = size + pending.size();
@@ -595,11 +610,24 @@ final class EventFile implements Closeable {
             }
             byte[] event = cp.sized();
             pending.write(event, 0, event.length);
-            writePending();
-            constantPool = at;
-        } else {
-            writePending();
+            pool = at;
         }
+        // The batch ends with its checksum (ChunkChecksum), of everything before it.
+        long at = size + pending.size();
+        crc.update(pending.toByteArray());
+        Bytes b = new Bytes();
+        b.varint(checksum);
+        b.varint(lastTicks);
+        b.varint(0);
+        b.varint(at);
+        b.varint(crc.getValue());
+        b.varint(pool);
+        b.bool(last);
+        byte[] event = b.sized();
+        crc.update(event);
+        pending.write(event, 0, event.length);
+        writePending();
+        constantPool = pool;
     }
 
     /**
@@ -660,10 +688,12 @@ final class EventFile implements Closeable {
     }
 
     private void writeHeader(boolean last) throws IOException {
-        write(
-                0,
-                ChunkWriter.header(
-                        size, constantPool, metadata, startNanos, lastTicks - startTicks, startTicks, true, last));
+        write(0, header(last));
+    }
+
+    private byte[] header(boolean last) {
+        return ChunkWriter.header(
+                size, constantPool, metadata, startNanos, lastTicks - startTicks, startTicks, true, last);
     }
 
     private void write(long position, byte[] bytes) throws IOException {
@@ -910,6 +940,23 @@ final class EventFile implements Closeable {
             }
         }
         return fields;
+    }
+
+    private static Type checksumType(long id) {
+        List<Member> fields = eventFields(false);
+        fields.add(field(ChunkChecksum.POSITION, T_LONG, "Position"));
+        fields.add(field(ChunkChecksum.CRC32, T_LONG, "CRC-32"));
+        fields.add(field(ChunkChecksum.CONSTANT_POOL, T_LONG, "Constant Pool"));
+        fields.add(field(ChunkChecksum.LAST, T_BOOLEAN, "Last"));
+        return new Type(
+                id,
+                ChunkChecksum.EVENT,
+                EVENT,
+                fields,
+                List.of(
+                        Annotation.of(A_LABEL, "Checksum"),
+                        Annotation.of(A_DESCRIPTION, "The CRC-32 of the recording's chunk before this event"),
+                        new Annotation(A_CATEGORY, true, List.of(EventNames.CATEGORY))));
     }
 
     private static Type jvmInformationType(long id) {

@@ -79,6 +79,9 @@ public final class EventNames {
     public static final String POOLS_RESERVED = "poolsReserved";
     public static final String POOLS_IN_USE = "poolsInUse";
     public static final String NATIVE_OTHER = "nativeOther";
+    public static final String DIRECT_OUTSIDE = "directOutside";
+    public static final String FALLBACK_LIVE = "fallbackLive";
+    public static final String FALLBACK_LIVE_PEAK = "fallbackLivePeak";
 
     private EventNames() {}
 }

@@ -2,6 +2,7 @@ package dev.pools.recording;
 
 import dev.pools.log.Log;
 import dev.pools.memory.PlatformBeans;
+import dev.pools.memory.PoolAllocator;
 import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
@@ -114,8 +115,8 @@ final class ProcessMemory {
         }
     }
 
-    /** The process's memory now, with the pools' usage {@code pools}. */
-    ProcessMemoryEvent sample(Usage pools) {
+    /** The process's memory now, with the pools' usage {@code pools} and {@code allocator}'s fallbacks. */
+    ProcessMemoryEvent sample(PoolAllocator allocator, Usage pools) {
         lookUpBeans();
         ProcessMemoryEvent e = new ProcessMemoryEvent();
         long[] rss = readResidentSet();
@@ -150,6 +151,10 @@ final class ProcessMemory {
         e.jdkDirect = direct == null ? -1 : direct.getMemoryUsed();
         e.poolsReserved = pools.bytesReserved();
         e.poolsInUse = pools.bytesInUse();
+        BufferPoolMXBean jdk = direct;
+        e.directOutside = jdk == null ? -1 : PoolAllocator.directOutsidePages(jdk::getMemoryUsed);
+        e.fallbackLive = allocator.fallbackLiveBytes();
+        e.fallbackLivePeak = allocator.fallbackPeakBytes();
         // The JVM's parts are anonymous memory; file-backed pages (code of libraries and jars) are apart.
         // Committed heap counts in full, touched or not, so the rest is a lower bound.
         e.nativeOther = e.rssAnon < 0

@@ -87,6 +87,23 @@ public final class ProcessMemoryEvent extends FileEvent {
     @DataAmount
     public long nativeOther;
 
+    @Label("Direct Outside the Pools")
+    @Description(
+            "The JDK's direct memory outside the pools' pages (buffers not intercepted, fallbacks), read with the pages' share at one instant; -1 when unknown")
+    @DataAmount
+    public long directOutside;
+
+    @Label("Fallbacks Live")
+    @Description("Bytes of the buffers the JDK served instead of the pools, live now as far as the collector has found")
+    @DataAmount
+    public long fallbackLive;
+
+    @Label("Fallbacks Live Peak")
+    @Description(
+            "The most bytes of the buffers the JDK served instead of the pools live at once since the JVM started: no peak is missed between samples")
+    @DataAmount
+    public long fallbackLivePeak;
+
     @Override
     void writeFields(Bytes out) {
         out.varint(rss);
@@ -103,5 +120,8 @@ public final class ProcessMemoryEvent extends FileEvent {
         out.varint(poolsReserved);
         out.varint(poolsInUse);
         out.varint(nativeOther);
+        out.varint(directOutside);
+        out.varint(fallbackLive);
+        out.varint(fallbackLivePeak);
     }
 }

@@ -285,7 +285,7 @@ public final class Recorder {
         if (!config.reportPeriod().isZero() && !atEnd) {
             Batch first = new Batch(sink(out), allocator, false);
             runtime.tellInstalled(first);
-            write(out, sampler.sample(allocator.usage(first.reports)));
+            write(out, sampler.sample(allocator, allocator.usage(first.reports)));
         }
         out.flush();
         if (!atEnd) {
@@ -427,7 +427,7 @@ public final class Recorder {
                     EventFile out = file;
                     Batch batch = new Batch(sink(out), allocator, true);
                     recorded.tellInstalled(batch);
-                    write(out, sampler.sample(allocator.usage(batch.reports)));
+                    write(out, sampler.sample(allocator, allocator.usage(batch.reports)));
                     out.flush();
                     long maxSize = recorded.config().reportMaxSize();
                     if (rotating && maxSize > 0 && out.length() >= maxSize) {
@@ -748,7 +748,7 @@ public final class Recorder {
             // A failure here is the new file's, and stops the recording as any failed batch does.
             Batch first = new Batch(sink(fresh), allocator, false);
             recorded.tellInstalled(first);
-            write(fresh, sampler.sample(allocator.usage(first.reports)));
+            write(fresh, sampler.sample(allocator, allocator.usage(first.reports)));
             fresh.flush();
             try {
                 fresh.moveTo(path);
@@ -900,7 +900,7 @@ public final class Recorder {
             }
         }
         emitBatch(out, pools, reports);
-        out.accept(memory.sample(pools.usage(reports)));
+        out.accept(memory.sample(pools, pools.usage(reports)));
     }
 
     /** For messages: a request-size bucket as a range. */

@@ -92,13 +92,16 @@ class ReportCommandTest {
         PoolsConfig config = LayoutFile.parse("r.yaml", yaml, Layouts.GIB);
         PoolAllocator pools = new PoolAllocator(Layouts.compile(config.layout(), Layouts.GIB));
         ByteBuffer held = pools.allocate(1000, 0);
-        Path file = record("k.jfr", pools, config);
-        RecordingSummary ended = RecordingSummary.read(file, false);
+        Path whole = record("k-ended.jfr", pools, config);
+        RecordingSummary ended = RecordingSummary.read(whole, false);
         assertNull(ended.recoveredFrom, "marked as ended with its JVM");
         String complete = ReportCommand.text(ended, 5);
+        Path file = dir.resolve("k.jfr");
+        RecordingFixture.writeKilled(
+                file,
+                pools,
+                new InstalledLayout("sliced", LayoutPrinter.print(config, Layouts.GIB), InstalledLayout.Source.FILE));
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(67);
-            f.write(1); // not the end of the recording
             f.seek(f.length());
             f.write(new byte[] {(byte) 0x9a, (byte) 0x81, 0, 0, 0x65, 1, 2}); // half an event
         }

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pools.it.apps.FallbacksBetweenBatches;
 import dev.pools.it.apps.ReportsWithoutLayout;
 import dev.pools.it.apps.SeededWorkload;
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -205,6 +207,52 @@ class CliIT {
                 withHeadroom.out());
     }
 
+    /**
+     * Fallbacks held and dropped between two batches: the recording's samples of the JDK's direct memory
+     * missed them, so suggest gave a direct memory limit of 2 MiB for 1 MiB of pages and 8 MB of
+     * fallbacks, under which the same run was refused 7 of its 9 requests; and the call site's peak live
+     * counted the pool's buffer only (976.6 KiB for 8.6 MiB). The agent now counts its fallbacks while
+     * they live.
+     */
+    @Test
+    void fallbacks_between_two_batches_count_in_the_direct_memory_limit_and_at_their_site() throws Exception {
+        Path sub = Files.createDirectories(dir.resolve("fallbacks"));
+        String layout = """
+                layout: sliced
+                pools:
+                  - page_size: 1 MiB
+                    pages: 1
+                intercept:
+                  packages: [it.host]
+                on_exhausted: fallback
+                report:
+                  file: %s
+                  period: 2 s
+                """;
+        Files.writeString(sub.resolve("measure.yaml"), layout.formatted("measure.jfr"));
+        Forked.Result run =
+                Forked.app(sub, List.of(Forked.agent(Path.of("measure.yaml"))), FallbacksBetweenBatches.class, "9");
+        assertEquals(0, run.exit(), run.toString());
+        Forked.Result report = Forked.cli(sub, "report", "measure.jfr");
+        assertEquals(0, report.exit(), report.toString());
+        assertTrue(report.out().contains("fallbacks:         8 (7.6 MiB)"), report.out());
+        assertTrue(
+                report.out().matches("(?s).*it\\.host\\.Tensors#allocate +9 +8\\.6 MiB +8\\.6 MiB +8\\n.*"),
+                "the site's peak live counts its fallbacks: " + report.out());
+        Forked.Result suggest = Forked.cli(sub, "suggest", "measure.jfr");
+        assertEquals(0, suggest.exit(), suggest.toString());
+        Matcher limit = Pattern.compile("MaxDirectMemorySize=(\\d+)m").matcher(suggest.out());
+        assertTrue(limit.find(), suggest.out());
+        assertEquals(9, Integer.parseInt(limit.group(1)), "1 MiB of pages and 8 MB of fallbacks: " + suggest.out());
+        Files.writeString(sub.resolve("rerun.yaml"), layout.formatted("rerun.jfr"));
+        Forked.Result rerun = Forked.app(
+                sub,
+                List.of("-XX:MaxDirectMemorySize=" + limit.group(1) + "m", Forked.agent(Path.of("rerun.yaml"))),
+                FallbacksBetweenBatches.class,
+                "9");
+        assertEquals(0, rerun.exit(), "the same run under the suggested limit: " + rerun);
+    }
+
     @Test
     void the_suggested_layout_runs_the_same_workload_with_no_refusal() throws Exception {
         List<String> args = new ArrayList<>(List.of("suggest", "-o", "capped-for-rerun.yaml"));
@@ -324,6 +372,12 @@ class CliIT {
         Files.writeString(dir.resolve("text.jfr"), "this is not a recording\n");
         byte[] whole = Files.readAllBytes(dir.resolve("seed-0.jfr"));
         Files.write(dir.resolve("truncated.jfr"), Arrays.copyOf(whole, whole.length / 2));
+        // One letter of the host's class name changed in the last batch (a call site's name): read as it
+        // was before the recordings had checksums, it named a site the run never had.
+        byte[] damaged = whole.clone();
+        String text = new String(whole, StandardCharsets.ISO_8859_1);
+        damaged[text.lastIndexOf("Tensors") + 6] = 'z';
+        Files.write(dir.resolve("damaged.jfr"), damaged);
         Files.createDirectories(dir.resolve("folder.jfr"));
         // A folder of recordings of several JVMs: read as one, it made a fake "recovered" JVM of them all.
         Files.createDirectories(dir.resolve("recordings"));
@@ -354,6 +408,7 @@ class CliIT {
                 Arguments.of(
                         "text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
+                Arguments.of("damaged.jfr", "damaged.jfr: the recording is damaged (bytes 68 to "),
                 Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),
                 Arguments.of(
                         "recordings",

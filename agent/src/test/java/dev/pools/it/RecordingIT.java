@@ -19,6 +19,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -559,6 +560,8 @@ class RecordingIT {
                 out);
         assertTrue(out.lines().anyMatch(l -> l.matches(" +run-\\d+\\.jfr +\\d+ .* complete .*")), out);
         assertTrue(out.lines().anyMatch(l -> l.matches(" +fleet maximum .* \\d+ / \\d+ +0 +0")), out);
+        // The peaks in bytes are the batches' samples: said so, as a single recording's line says it.
+        assertTrue(out.contains("peak reserved and peak in use are as sampled"), out);
     }
 
     /**
@@ -684,6 +687,26 @@ class RecordingIT {
                         .contains("\n                   " + (refused - numbers.size())
                                 + " of the refusals are counted only, not recorded one by one here: "),
                 both.out());
+        // html draws the same JVM from both files; given the current one only, it says where the rest is.
+        // Before, it took one file and said nothing of the other.
+        Forked.Result html = Forked.cli(
+                dir,
+                "html",
+                current.getFileName().toString(),
+                previous.getFileName().toString(),
+                "-o",
+                "both.html");
+        assertEquals(0, html.exit(), html.toString());
+        String page = Files.readString(dir.resolve("both.html"));
+        assertTrue(page.matches("(?s).*fallbacks: +" + refused + " .* refusals: " + refused + "\\b.*"), page);
+        Forked.Result one = Forked.cli(dir, "html", current.getFileName().toString(), "-o", "one.html");
+        assertEquals(0, one.exit(), one.toString());
+        assertTrue(one.err().contains(previous.getFileName() + " beside " + current.getFileName()), one.toString());
+        Files.copy(previous, dir.resolve("other.jfr"), StandardCopyOption.REPLACE_EXISTING);
+        Forked.Result two = Forked.cli(dir, "html", current.getFileName().toString(), "other.jfr", "-o", "two.html");
+        assertEquals(2, two.exit(), two.toString());
+        assertTrue(two.err().contains("html draws one JVM's recording, and 2 JVMs' were given"), two.toString());
+        assertFalse(Files.exists(dir.resolve("two.html")));
     }
 
     /**

@@ -38,6 +38,55 @@ class CallSitesTest {
         }
     }
 
+    /**
+     * Buffers the JDK served at a site when its pool was full count in its live bytes and peak until
+     * the collector finds them, as in the allocator's own count of live fallbacks. Before, a site with
+     * one pool buffer and eight fallbacks held at once said a peak of the pool's buffer only.
+     */
+    @Test
+    void fallbacks_count_at_their_site_and_in_the_fallback_peak_while_they_live() throws Exception {
+        CallSites sites = new CallSites();
+        int id = sites.register("a.B#c");
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(1 << 20, 1 << 20, 1)),
+                PoolAllocator.Options.DEFAULT,
+                AllocationListener.NONE,
+                sites);
+        List<ByteBuffer> held = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            held.add(pools.allocate(1_000_000, id));
+        }
+        assertEquals(8, pools.usage().fallbackAllocs());
+        assertEquals(8_000_000, pools.fallbackLiveBytes());
+        assertEquals(9_000_000, only(sites).liveBytes());
+        assertEquals(9_000_000, only(sites).peakLiveBytes());
+        held.subList(1, 9).clear();
+        collectUntil(() -> pools.fallbackLiveBytes() == 0);
+        assertEquals(0, pools.fallbackLiveBytes(), "the collector found the dropped fallbacks");
+        assertEquals(8_000_000, pools.fallbackPeakBytes());
+        assertEquals(1_000_000, only(sites).liveBytes(), "the pool's buffer, still held");
+        assertEquals(9_000_000, only(sites).peakLiveBytes());
+        held.add(pools.allocate(1_000_000, id));
+        assertEquals(1_000_000, pools.fallbackLiveBytes());
+        assertEquals(8_000_000, pools.fallbackPeakBytes(), "below the peak");
+        assertEquals(2, held.size());
+        pools.cleanup();
+    }
+
+    /** A request of 0 bytes is one of the site's requests, with no bytes and never live. Before, it was not counted. */
+    @Test
+    void a_request_of_no_bytes_counts_at_its_site() {
+        CallSites sites = new CallSites();
+        int id = sites.register("a.B#c");
+        PoolAllocator pools = allocator(sites);
+        assertEquals(0, pools.allocate(0, id).capacity());
+        assertEquals(1000, pools.allocate(1000, id).capacity());
+        CallSites.Stats s = only(sites);
+        assertEquals(2, s.count());
+        assertEquals(1000, s.bytes());
+        assertEquals(1000, s.peakLiveBytes());
+    }
+
     @Test
     void one_thread_gets_the_exact_live_bytes_and_peak() {
         CallSites sites = new CallSites();

@@ -73,7 +73,7 @@ class EventFileTest {
                     "OpenJDK 64-Bit Server VM", "17", "-Xmx1g", "app.jar serve", 1_700_000_000_000L, 4242);
         }
         Instant after = Instant.now();
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        List<RecordedEvent> events = events(file);
         assertEquals(4, events.size(), events.toString());
         RecordedEvent p = events.get(0);
         assertEquals("pools.PoolReport", p.getEventType().getName());
@@ -156,7 +156,7 @@ class EventFileTest {
                 out.add(e);
             }
         }
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        List<RecordedEvent> events = events(file);
         assertEquals(Recorder.EVENT_CLASSES.size(), events.size());
         for (RecordedEvent e : events) {
             Map<String, Object> values = expected.get(e.getEventType().getName());
@@ -181,7 +181,7 @@ class EventFileTest {
             out.flush();
             out.add(refusal(4), first);
         }
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        List<RecordedEvent> events = events(file);
         assertEquals(4, events.size());
         for (RecordedEvent e : events) {
             long size = e.getLong("size");
@@ -216,7 +216,7 @@ class EventFileTest {
         try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
             out.add(refusal(1), deep);
         }
-        RecordedEvent e = RecordingFile.readAllEvents(file).get(0);
+        RecordedEvent e = events(file).get(0);
         assertTrue(e.getStackTrace().isTruncated());
         assertEquals(EventFile.STACK_DEPTH, e.getStackTrace().getFrames().size());
         assertEquals("m0", e.getStackTrace().getFrames().get(0).getMethod().getName());
@@ -227,14 +227,12 @@ class EventFileTest {
         Path file = dir.resolve("f.jfr");
         EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES);
         try {
-            assertEquals(List.of(), RecordingFile.readAllEvents(file), "declarations only");
+            assertEquals(List.of(), events(file), "declarations only");
             out.add(refusal(1), frames());
             out.flush();
             out.add(refusal(2), frames());
             // As a JVM killed here leaves it: the first event whole, the second never written.
-            List<Long> sizes = RecordingFile.readAllEvents(file).stream()
-                    .map(e -> e.getLong("size"))
-                    .collect(Collectors.toList());
+            List<Long> sizes = events(file).stream().map(e -> e.getLong("size")).collect(Collectors.toList());
             assertEquals(List.of(1L), sizes);
             assertEquals(0, flags(file) & ChunkWriter.FINAL_CHUNK, "not ended with its JVM");
         } finally {
@@ -242,7 +240,7 @@ class EventFileTest {
         }
         out.add(refusal(3), frames()); // a thread that allocates after the JVM's end
         out.flush();
-        assertEquals(2, RecordingFile.readAllEvents(file).size());
+        assertEquals(2, events(file).size());
         assertEquals(ChunkWriter.FINAL_CHUNK, flags(file) & ChunkWriter.FINAL_CHUNK);
         assertEquals(Files.size(file), chunkSize(file));
     }
@@ -296,7 +294,7 @@ class EventFileTest {
             }
             flusher.join();
         }
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        List<RecordedEvent> events = events(file);
         assertEquals(4 * perThread, events.size());
         assertEquals(
                 4 * perThread,
@@ -309,6 +307,13 @@ class EventFileTest {
             assertEquals(
                     "adder-" + e.getLong("size") / 1_000_000L, e.getThread().getJavaName(), "and its own thread");
         }
+    }
+
+    /** The file's events but its checksums (ChunkChecksum), each of which a reader checks. */
+    private static List<RecordedEvent> events(Path file) throws Exception {
+        return RecordingFile.readAllEvents(file).stream()
+                .filter(e -> !e.getEventType().getName().equals(ChunkChecksum.EVENT))
+                .toList();
     }
 
     private static int flags(Path file) throws Exception {
@@ -356,9 +361,51 @@ class EventFileTest {
             out.add(refusal(n), stack); // room again after the flush
             assertEquals(1000, out.dropped());
         }
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        List<RecordedEvent> events = events(file);
         assertEquals(kept + 2, events.size());
         assertTrue(Files.size(file) < EventFile.PENDING_FLOOR * 2, Files.size(file) + " B");
+    }
+
+    /**
+     * Each flush with something new ends the chunk with a checksum of all before it, which the
+     * reader's check ({@link ChunkChecksum#damage}) finds whole; a flush with nothing new adds none.
+     */
+    @Test
+    void each_flush_ends_with_a_checksum_of_the_chunk_before_it() throws Exception {
+        Path file = dir.resolve("x.jfr");
+        List<EventFile.Frame> stack = frames();
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            out.add(refusal(1), stack);
+            out.flush();
+            out.flush();
+            out.add(refusal(2), frames().subList(1, 3));
+            out.add(new UsageEvent());
+        }
+        List<ChunkChecksum.Mark> marks = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals(ChunkChecksum.EVENT))
+                .map(e -> new ChunkChecksum.Mark(
+                        e.getLong(ChunkChecksum.POSITION),
+                        e.getLong(ChunkChecksum.CRC32),
+                        e.getLong(ChunkChecksum.CONSTANT_POOL),
+                        e.getBoolean(ChunkChecksum.LAST)))
+                .toList();
+        assertEquals(2, marks.size(), "the first flush's and the close's");
+        assertEquals(
+                List.of(false, true),
+                marks.stream().map(ChunkChecksum.Mark::last).toList());
+        assertNull(ChunkChecksum.damage(file, marks));
+        assertTrue(marks.get(1).constantPool() > marks.get(0).constantPool(), "the second batch's new stack");
+        assertEquals(
+                "bytes 68 to " + marks.get(1).position() + " do not match the checksum the agent wrote after them",
+                ChunkChecksum.damage(
+                        file,
+                        List.of(
+                                marks.get(0),
+                                new ChunkChecksum.Mark(marks.get(1).position(), 1, 0, true))));
+        assertEquals(
+                "its header says it ends at byte " + chunkSize(file) + ", not where its last checksum ends ("
+                        + (marks.get(0).position() + 23) + ")",
+                ChunkChecksum.damage(file, marks.subList(0, 1)));
     }
 
     @Test
@@ -377,7 +424,7 @@ class EventFileTest {
         out.close();
         assertEquals(1, out.dropped(), "the refusal after the stop");
         assertEquals(flushed, Files.size(file));
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        List<RecordedEvent> events = events(file);
         assertEquals(1, events.size());
         assertEquals(1, events.get(0).getLong("size"));
     }
@@ -395,7 +442,7 @@ class EventFileTest {
             assertTrue(Files.isSameFile(file, second));
             out.add(refusal(2), frames());
         }
-        assertEquals(2, RecordingFile.readAllEvents(second).size());
+        assertEquals(2, events(second).size());
         assertEquals(List.of("r.jfr", "r.jfr.1"), names());
         // In the way, a directory: nothing changes.
         Path other = dir.resolve("o.jfr");
@@ -441,7 +488,7 @@ class EventFileTest {
                 assertEquals(List.of("same.jfr"), names(), "nothing left beside it");
             }
         }
-        assertEquals(0, RecordingFile.readAllEvents(file).size(), "the new JVM's recording, ended");
+        assertEquals(0, events(file).size(), "the new JVM's recording, ended");
         // A file at the name that is empty (just created, or emptied) is written in place.
         Path empty = dir.resolve("empty.jfr");
         Files.createFile(empty);

@@ -3,7 +3,9 @@ package dev.pools.recording;
 import dev.pools.layout.InstalledLayout;
 import dev.pools.memory.PoolAllocator;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /** Writes, in this JVM, the recording the agent would write at exit for {@code pools}: for tests of the readers. */
 public final class RecordingFixture {
@@ -22,11 +24,7 @@ public final class RecordingFixture {
             throws IOException {
         try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
             out.addJvmInformation("VM", "17", "", "app", System.currentTimeMillis(), 1);
-            LayoutEvent e = new LayoutEvent();
-            e.kind = layout.kind();
-            e.layout = layout.yaml();
-            e.source = "file";
-            out.add(e);
+            addLayout(out, layout);
             for (long outside : directOutside) {
                 ProcessMemoryEvent m = new ProcessMemoryEvent();
                 m.rss = 200 << 20;
@@ -40,6 +38,7 @@ public final class RecordingFixture {
                 m.threads = 12;
                 m.poolsReserved = 4 << 20;
                 m.jdkDirect = m.poolsReserved + outside;
+                m.directOutside = outside;
                 out.add(m);
             }
             Recorder.emitFinal(
@@ -63,11 +62,7 @@ public final class RecordingFixture {
         EventFile out = EventFile.createBesideOthers(
                 file, Recorder.EVENT_CLASSES, System.nanoTime(), System.currentTimeMillis());
         out.addJvmInformation("VM", "17", "", "app", 1_700_000_000_000L, pid);
-        LayoutEvent e = new LayoutEvent();
-        e.kind = layout.kind();
-        e.layout = layout.yaml();
-        e.source = "file";
-        out.add(e);
+        addLayout(out, layout);
         out.flush();
         return () -> {
             try (out) {
@@ -86,12 +81,33 @@ public final class RecordingFixture {
             if (pid >= 0) {
                 out.addJvmInformation("VM", "17", "", "app", startMillis, pid);
             }
-            LayoutEvent e = new LayoutEvent();
-            e.kind = layout.kind();
-            e.layout = layout.yaml();
-            e.source = "file";
-            out.add(e);
+            addLayout(out, layout);
             Recorder.emitFinal(out::add, pools, new ProcessMemory());
         }
+    }
+
+    /**
+     * The recording the agent leaves at {@code file} when its JVM is killed after a batch for {@code
+     * pools}: as of that batch's flush, not marked as ended (its header, and its last checksum).
+     */
+    public static void writeKilled(Path file, PoolAllocator pools, InstalledLayout layout) throws IOException {
+        Path open = file.resolveSibling(file.getFileName() + ".open");
+        try (EventFile out = EventFile.create(open, Recorder.EVENT_CLASSES)) {
+            out.addJvmInformation("VM", "17", "", "app", System.currentTimeMillis(), 1);
+            addLayout(out, layout);
+            Recorder.emitFinal(out::add, pools, new ProcessMemory());
+            out.flush();
+            Files.copy(open, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+        Files.delete(open);
+    }
+
+    /** Adds the layout's event, as the agent writes it when its recording starts. */
+    private static void addLayout(EventFile out, InstalledLayout layout) {
+        LayoutEvent e = new LayoutEvent();
+        e.kind = layout.kind();
+        e.layout = layout.yaml();
+        e.source = "file";
+        out.add(e);
     }
 }

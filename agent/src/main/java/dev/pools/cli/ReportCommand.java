@@ -108,7 +108,9 @@ final class ReportCommand implements Callable<Integer> {
         } else if (s.recoveredFrom != null) {
             b.append("recovered from ")
                     .append(s.recoveredFrom)
-                    .append(": its JVM did not end the recording (killed?); this is what it had written, up to")
+                    .append(
+                            ": its JVM did not end the recording (killed, or its file could not be written to the end, as"
+                                    + " on a full disk, which the JVM's output says); this is what it had written, up to")
                     .append(" about one report.period before it ended, without the call sites and request sizes of the")
                     .append(" end\n");
         }

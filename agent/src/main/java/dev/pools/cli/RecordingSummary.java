@@ -601,6 +601,10 @@ final class RecordingSummary {
             if (!partial) {
                 throw e;
             }
+        } catch (InternalError e) {
+            // JDK 25's reader, on a declared name that is no Java name (a changed byte): "is not a valid Java
+            // type". Before, it reached the user as an internal error.
+            throw new IOException(e.getMessage(), e);
         }
         try {
             // The agent's own file ends each batch with a checksum (ChunkChecksum); the JDK's recorder
@@ -632,7 +636,7 @@ final class RecordingSummary {
     private static List<String> declaredTypes(Path file) {
         try (RecordingFile in = new RecordingFile(file)) {
             return in.readEventTypes().stream().map(EventType::getName).toList();
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | InternalError e) {
             return List.of(); // cut short: see above
         }
     }

@@ -378,6 +378,11 @@ class CliIT {
         String text = new String(whole, StandardCharsets.ISO_8859_1);
         damaged[text.lastIndexOf("Tensors") + 6] = 'z';
         Files.write(dir.resolve("damaged.jfr"), damaged);
+        // The first letter of an event type's declared name changed to a byte no name has: JDK 25's reader
+        // threw an InternalError, which reached the user with its stack trace.
+        byte[] typeName = whole.clone();
+        typeName[text.indexOf("pools.Layout")] ^= (byte) 0xff;
+        Files.write(dir.resolve("typename.jfr"), typeName);
         Files.createDirectories(dir.resolve("folder.jfr"));
         // A folder of recordings of several JVMs: read as one, it made a fake "recovered" JVM of them all.
         Files.createDirectories(dir.resolve("recordings"));
@@ -409,6 +414,7 @@ class CliIT {
                         "text.jfr", "text.jfr: not a JFR recording (expected a .jfr file written by the pools agent)"),
                 Arguments.of("truncated.jfr", "truncated.jfr: "),
                 Arguments.of("damaged.jfr", "damaged.jfr: the recording is damaged (bytes 68 to "),
+                Arguments.of("typename.jfr", "typename.jfr: "),
                 Arguments.of("folder.jfr", "folder.jfr: is a directory, not a recording"),
                 Arguments.of(
                         "recordings",

@@ -35,16 +35,12 @@ final class Budget {
 
     /**
      * Direct memory outside the pools' pages (host buffers not intercepted, fallbacks), at its peak: the
-     * largest sample, or, when more, the fallbacks' own peak (the agent's, which no sample misses) plus
-     * the largest sample of the rest.
+     * largest sample, or, when more, the most right after a fallback (the agent's, which no sample misses).
      */
     static final String DIRECT_OUTSIDE_POOLS = "directOutsidePools";
 
     /** The largest sample of the direct memory outside the pools' pages. */
     private static final String SAMPLED_OUTSIDE = "sampledOutside";
-
-    /** The largest sample of the direct memory outside the pools' pages that was not a fallback's. */
-    private static final String OTHER_OUTSIDE = "otherOutside";
 
     /**
      * The most native memory outside the JVM's parts there can have been, at its peak: the anonymous
@@ -66,17 +62,14 @@ final class Budget {
     long peak(String field) {
         if (field.equals(DIRECT_OUTSIDE_POOLS)) {
             long sampled = peaks.getOrDefault(SAMPLED_OUTSIDE, -1L);
-            long fallbacks = peaks.getOrDefault(EventNames.FALLBACK_LIVE_PEAK, -1L);
-            return fallbacks < 0 || sampled < 0
-                    ? sampled
-                    : Math.max(sampled, fallbacks + peaks.getOrDefault(OTHER_OUTSIDE, 0L));
+            return sampled < 0 ? sampled : Math.max(sampled, atFallbacks());
         }
         return peaks.getOrDefault(field, -1L);
     }
 
-    /** The fallbacks' share of {@link #DIRECT_OUTSIDE_POOLS}: the most bytes of them live at once; -1 if unknown. */
-    long fallbackPeak() {
-        return peaks.getOrDefault(EventNames.FALLBACK_LIVE_PEAK, -1L);
+    /** The most direct memory outside the pools' pages right after a fallback; -1 if none or unknown. */
+    long atFallbacks() {
+        return peaks.getOrDefault(EventNames.DIRECT_OUTSIDE_AT_FALLBACKS, -1L);
     }
 
     void accept(RecordedEvent e) {
@@ -90,10 +83,11 @@ final class Budget {
         }
         long outside = directOutside(e);
         peaks.merge(SAMPLED_OUTSIDE, outside, Math::max);
-        if (e.hasField(EventNames.FALLBACK_LIVE_PEAK)) {
-            peaks.merge(EventNames.FALLBACK_LIVE_PEAK, e.getLong(EventNames.FALLBACK_LIVE_PEAK), Math::max);
-            long other = outside < 0 ? -1 : Math.max(0, outside - e.getLong(EventNames.FALLBACK_LIVE));
-            peaks.merge(OTHER_OUTSIDE, other, Math::max);
+        if (e.hasField(EventNames.DIRECT_OUTSIDE_AT_FALLBACKS)) {
+            peaks.merge(
+                    EventNames.DIRECT_OUTSIDE_AT_FALLBACKS,
+                    e.getLong(EventNames.DIRECT_OUTSIDE_AT_FALLBACKS),
+                    Math::max);
         }
         peaks.merge(NATIVE_OTHER_AT_MOST, nativeOtherAtMost(e, outside), Math::max);
     }
@@ -282,7 +276,7 @@ final class Budget {
         peaks.forEach((k, v) -> {
             if (k.equals(SAMPLED_OUTSIDE)) {
                 m.put(DIRECT_OUTSIDE_POOLS, peak(DIRECT_OUTSIDE_POOLS));
-            } else if (!k.equals(OTHER_OUTSIDE)) {
+            } else {
                 m.put(k, v);
             }
         });
@@ -294,11 +288,12 @@ final class Budget {
 
     /** What of the direct memory outside the pools the fallbacks took, when they took any. */
     private String fallbackShare() {
-        long fallbacks = fallbackPeak();
-        return fallbacks <= 0
+        long atFallbacks = atFallbacks();
+        long sampled = peaks.getOrDefault(SAMPLED_OUTSIDE, -1L);
+        return atFallbacks < 0 || atFallbacks <= sampled
                 ? ""
-                : " (fallbacks up to " + Sizes.human(fallbacks)
-                        + " live at once, the agent's count; the rest as sampled)";
+                : " (right after a fallback, by the JDK's count; the samples saw at most "
+                        + Sizes.human(Math.max(0, sampled)) + ")";
     }
 
     /** The native memory nobody else accounts for, as the range the samples allow: "12 MiB to 80 MiB". */

@@ -43,8 +43,8 @@ public final class CallSites {
     /**
      * What one call site asked for since the JVM started.
      *
-     * @param peakLiveBytes the most bytes of this site's buffers live at once, the pools' and the fallbacks' (see
-     *     the class comment and {@link FallbackBuffers})
+     * @param peakLiveBytes the most bytes of this site's pool allocations live at once (see the class comment; its
+     *     fallbacks are the JDK's buffers, counted in {@code fallbacks} and in the direct memory outside the pools)
      */
     public record Stats(String site, long count, long bytes, long liveBytes, long peakLiveBytes, long fallbacks) {}
 
@@ -177,16 +177,6 @@ public final class CallSites {
         while (live > (peak = s.peak.get()) && !s.peak.compareAndSet(peak, live)) {
             Thread.onSpinWait();
         }
-    }
-
-    /** Counts a fallback buffer the JDK served at site {@code id} as live ({@link FallbackBuffers}). */
-    void fallbackLive(int id, int size) {
-        rise(sites[idOf(id)], size);
-    }
-
-    /** Counts off a fallback buffer the collector found ({@link FallbackBuffers}). */
-    void fallbackCollected(int id, int size) {
-        sites[idOf(id)].live.addAndGet(-size);
     }
 
     void fellBack(int id, int size) {

@@ -434,24 +434,30 @@ final class NativeAccess {
         }
         ByteBuffer memory;
         long size = bytes + (long) ALIGNMENT - 1;
-        PAGE_DIRECT.addAndGet(size);
         try {
             memory = ByteBuffer.allocateDirect(Math.toIntExact(size));
         } catch (OutOfMemoryError | ArithmeticException e) {
-            PAGE_DIRECT.addAndGet(-size);
             PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
         }
         long raw = address(memory);
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
+        Block block = new Block(memory, aligned, bytes, true);
+        if (PAGE_HOOKS) {
+            // Its share counted off once, by free or when the collector finds the block dropped (the JDK's
+            // own cleaner then frees it): a share left counted would make every later outside read low.
+            block.cleaner = CALLS.newCleaner(memory, new PageShare(size));
+            PAGE_DIRECT.addAndGet(size); // after the JDK counted it: see PAGE_DIRECT
+        }
         BLOCK_BYTES.add(bytes);
-        return new Block(memory, aligned, bytes, true);
+        return block;
     }
 
     /**
      * The direct memory the pools' pages hold as the JDK counts it (their alignment included): raised
-     * next to the JDK's count as a page is reserved, lowered next to it as one is freed.
+     * just after the JDK's count as a page is reserved, lowered just before it as one is freed, so that
+     * it is never above the pages' share of the JDK's count, and the outside read from it errs high.
      */
     private static final AtomicLong PAGE_DIRECT = new AtomicLong();
 
@@ -464,6 +470,12 @@ final class NativeAccess {
      * {@code jdkDirect} gives -1. Before, the pools' figure came from their reports, taken before the
      * JDK's count: a page reserved in between counted as outside.
      */
+    /** {@link #directOutsidePages} by the JDK's own count; -1 where that is out of reach. */
+    static long directOutsidePagesNow() {
+        AtomicLong reserved = DIRECT_RESERVED;
+        return reserved == null ? -1 : directOutsidePages(reserved::get);
+    }
+
     static long directOutsidePages(LongSupplier jdkDirect) {
         long direct = -1;
         long pages = 0;
@@ -570,14 +582,14 @@ final class NativeAccess {
         try {
             raw = CALLS.allocateMemory(size);
         } catch (OutOfMemoryError e) {
-            CALLS.unreserveMemory(size, size);
             PAGE_DIRECT.addAndGet(-size);
+            CALLS.unreserveMemory(size, size);
             PAGE_REFUSALS.incrementAndGet();
             lastRefusal = e.getMessage();
             return null;
         } catch (RuntimeException e) {
-            CALLS.unreserveMemory(size, size);
             PAGE_DIRECT.addAndGet(-size);
+            CALLS.unreserveMemory(size, size);
             throw e;
         }
         long aligned = (raw + ALIGNMENT - 1) & -ALIGNMENT;
@@ -612,20 +624,36 @@ final class NativeAccess {
         @Override
         public void run() {
             try {
+                PAGE_DIRECT.addAndGet(-size);
                 CALLS.freeMemory(raw);
                 CALLS.unreserveMemory(size, size);
-                PAGE_DIRECT.addAndGet(-size);
             } catch (Throwable t) {
                 System.err.println("pools: freeing a page failed: " + t);
             }
         }
     }
 
+    /** Counts a block of {@link #allocateBlock} off the pages' share of the JDK's direct memory; run once. */
+    private static final class PageShare implements Runnable {
+        private final long size;
+
+        PageShare(long size) {
+            this.size = size;
+        }
+
+        @Override
+        public void run() {
+            PAGE_DIRECT.addAndGet(-size);
+        }
+    }
+
     /** Gives a block's memory back to the JDK now. */
     static void free(Block block) {
         if (block.memory != null) {
+            if (block.cleaner != null) {
+                CALLS.clean(block.cleaner); // its share first: see PAGE_DIRECT
+            }
             CALLS.invokeCleaner(block.memory);
-            PAGE_DIRECT.addAndGet(-(block.size + (long) ALIGNMENT - 1));
         } else {
             CALLS.clean(block.cleaner);
         }
@@ -648,7 +676,10 @@ final class NativeAccess {
     static final class Block {
         /** The buffer that owns the memory, for a block from {@code allocateDirect}; null for a page of {@link #allocatePage}. */
         final ByteBuffer memory;
-        /** The JDK's internal cleaner that frees a page of {@link #allocatePage}; set once, just after construction. */
+        /**
+         * The JDK's internal cleaner that frees a page of {@link #allocatePage}, or that counts a block of {@link
+         * #allocateBlock} off {@link #PAGE_DIRECT}; set once, just after construction.
+         */
         Object cleaner;
 
         final long address;

@@ -12,8 +12,8 @@ import java.util.zip.CRC32;
  * The checksums of the agent's own recording file. JFR's format has none, so a changed byte is read
  * as a value: one byte set to 0xff made a report of 1 PiB of direct buffers. Each batch the agent
  * appends ends with a {@code pools.Checksum} event that holds where it starts and the CRC-32 of the
- * chunk before it (the header's fields that never change, then every byte from the declarations
- * on), the header's constant pool as of that batch, and whether it ends the recording. A reader that finds such events checks
+ * file since the checksum before it, that one's event included (for the first: the header's fields
+ * that never change, then every byte from the declarations on), the header's constant pool as of that batch, and whether it ends the recording. A reader that finds such events checks
  * each, and that the last one ends the chunk where its header says.
  */
 public final class ChunkChecksum {
@@ -76,9 +76,11 @@ public final class ChunkChecksum {
                     at += n;
                 }
                 if (crc.getValue() != m.crc32()) {
-                    return "bytes " + ChunkWriter.HEADER_SIZE + " to " + m.position()
+                    return "bytes " + (last == null ? ChunkWriter.HEADER_SIZE : last.position()) + " to " + m.position()
                             + " do not match the checksum the agent wrote after them";
                 }
+                // The next checksum's range starts with this one's event.
+                crc = new CRC32();
                 last = m;
             }
             if (last == null) {

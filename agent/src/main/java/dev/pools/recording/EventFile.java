@@ -117,8 +117,15 @@ final class EventFile implements Closeable {
     private final Map<Class<?>, EventClass> classes = new HashMap<>();
     private final long jvmInformation;
     private final long checksum;
-    /** The checksum of the chunk so far: its header's fixed fields, then every byte from the declarations on. */
-    private final CRC32 crc;
+    /** For tests: run before a batch is written (after its checksum is made); null otherwise. */
+    static volatile Runnable beforeBatchWrite;
+
+    /** The last checksum in the file, where the next one's range starts; null before the first. */
+    private byte[] lastChecksum;
+    /** The header and declarations the first checksum covers (its range starts with them); null after it. */
+    private byte[] firstHeader;
+
+    private byte[] firstDeclarations;
 
     private final long startTicks;
     private final long startNanos;
@@ -166,9 +173,10 @@ final class EventFile implements Closeable {
         metadata = ChunkWriter.HEADER_SIZE;
         constantPool = metadata + meta.length;
         size = constantPool + pool.length;
-        crc = ChunkChecksum.start(header(false));
-        crc.update(meta);
-        crc.update(pool);
+        firstHeader = header(false);
+        firstDeclarations = new byte[meta.length + pool.length];
+        System.arraycopy(meta, 0, firstDeclarations, 0, meta.length);
+        System.arraycopy(pool, 0, firstDeclarations, meta.length, pool.length);
         channel.truncate(0);
         write(ChunkWriter.HEADER_SIZE, meta);
         write(constantPool, pool);
@@ -594,7 +602,6 @@ final class EventFile implements Closeable {
         if (added == 0 && pending.size() == 0 && !last) {
             return;
         }
-        long pool = constantPool;
         if (added > 0) {
             // The new pool goes after the pending events; the header points at it once it is in the file.
             long at = size + pending.size();
@@ -610,24 +617,37 @@ final class EventFile implements Closeable {
             }
             byte[] event = cp.sized();
             pending.write(event, 0, event.length);
-            pool = at;
+            // In what waits from now on, which goes to the file whole or not at all: the next pool, after a
+            // failed try, chains to this one.
+            constantPool = at;
         }
-        // The batch ends with its checksum (ChunkChecksum), of everything before it.
-        long at = size + pending.size();
-        crc.update(pending.toByteArray());
+        // The batch ends with its checksum (ChunkChecksum) of what the file holds since the one before.
+        // Nothing changes until both are in the file: a try that fails (a full heap) is made again whole.
+        byte[] body = pending.toByteArray();
+        long at = size + body.length;
+        CRC32 crc = lastChecksum == null ? ChunkChecksum.start(firstHeader) : new CRC32();
+        crc.update(lastChecksum == null ? firstDeclarations : lastChecksum);
+        crc.update(body);
         Bytes b = new Bytes();
         b.varint(checksum);
         b.varint(lastTicks);
         b.varint(0);
         b.varint(at);
         b.varint(crc.getValue());
-        b.varint(pool);
+        b.varint(constantPool);
         b.bool(last);
         byte[] event = b.sized();
-        crc.update(event);
-        pending.write(event, 0, event.length);
-        writePending();
-        constantPool = pool;
+        Runnable hook = beforeBatchWrite;
+        if (hook != null) {
+            hook.run();
+        }
+        write(size, body);
+        write(at, event);
+        size = at + event.length;
+        pending.reset();
+        lastChecksum = event;
+        firstHeader = null;
+        firstDeclarations = null;
     }
 
     /**
@@ -675,16 +695,6 @@ final class EventFile implements Closeable {
                 added = 0;
             }
         }
-    }
-
-    private void writePending() throws IOException {
-        if (pending.size() == 0) {
-            return;
-        }
-        byte[] bytes = pending.toByteArray();
-        write(size, bytes);
-        size += bytes.length;
-        pending.reset();
     }
 
     private void writeHeader(boolean last) throws IOException {

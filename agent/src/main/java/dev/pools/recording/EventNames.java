@@ -80,8 +80,7 @@ public final class EventNames {
     public static final String POOLS_IN_USE = "poolsInUse";
     public static final String NATIVE_OTHER = "nativeOther";
     public static final String DIRECT_OUTSIDE = "directOutside";
-    public static final String FALLBACK_LIVE = "fallbackLive";
-    public static final String FALLBACK_LIVE_PEAK = "fallbackLivePeak";
+    public static final String DIRECT_OUTSIDE_AT_FALLBACKS = "directOutsideAtFallbacks";
 
     private EventNames() {}
 }

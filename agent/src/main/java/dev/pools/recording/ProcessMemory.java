@@ -115,7 +115,7 @@ final class ProcessMemory {
         }
     }
 
-    /** The process's memory now, with the pools' usage {@code pools} and {@code allocator}'s fallbacks. */
+    /** The process's memory now, with the pools' usage {@code pools} and the peak {@code allocator}'s fallbacks made. */
     ProcessMemoryEvent sample(PoolAllocator allocator, Usage pools) {
         lookUpBeans();
         ProcessMemoryEvent e = new ProcessMemoryEvent();
@@ -153,8 +153,7 @@ final class ProcessMemory {
         e.poolsInUse = pools.bytesInUse();
         BufferPoolMXBean jdk = direct;
         e.directOutside = jdk == null ? -1 : PoolAllocator.directOutsidePages(jdk::getMemoryUsed);
-        e.fallbackLive = allocator.fallbackLiveBytes();
-        e.fallbackLivePeak = allocator.fallbackPeakBytes();
+        e.directOutsideAtFallbacks = allocator.outsideAtFallbacksPeak();
         // The JVM's parts are anonymous memory; file-backed pages (code of libraries and jars) are apart.
         // Committed heap counts in full, touched or not, so the rest is a lower bound.
         e.nativeOther = e.rssAnon < 0

@@ -93,16 +93,11 @@ public final class ProcessMemoryEvent extends FileEvent {
     @DataAmount
     public long directOutside;
 
-    @Label("Fallbacks Live")
-    @Description("Bytes of the buffers the JDK served instead of the pools, live now as far as the collector has found")
-    @DataAmount
-    public long fallbackLive;
-
-    @Label("Fallbacks Live Peak")
+    @Label("Direct Outside the Pools at Fallbacks")
     @Description(
-            "The most bytes of the buffers the JDK served instead of the pools live at once since the JVM started: no peak is missed between samples")
+            "The most of the JDK's direct memory outside the pools' pages right after a request the JDK served instead of the pools, since the JVM started: no peak the fallbacks make is missed between samples; -1 before any")
     @DataAmount
-    public long fallbackLivePeak;
+    public long directOutsideAtFallbacks;
 
     @Override
     void writeFields(Bytes out) {
@@ -121,7 +116,6 @@ public final class ProcessMemoryEvent extends FileEvent {
         out.varint(poolsInUse);
         out.varint(nativeOther);
         out.varint(directOutside);
-        out.varint(fallbackLive);
-        out.varint(fallbackLivePeak);
+        out.varint(directOutsideAtFallbacks);
     }
 }

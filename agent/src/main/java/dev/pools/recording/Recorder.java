@@ -14,6 +14,7 @@ import dev.pools.memory.Sizes;
 import dev.pools.memory.Usage;
 import java.io.IOException;
 import java.lang.management.RuntimeMXBean;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -94,6 +95,19 @@ public final class Recorder {
     static final long ROOM_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     static final long ROOM_WAIT_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * How long the heap's use and collections must stay as they are before a start that waits for room
+     * takes the heap for idle and starts anyway. One look (50 ms) was too short: on a busy machine the
+     * host's allocating thread can get no CPU for that long, and the start went ahead at a full heap.
+     */
+    static final long ROOM_QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * For tests only: a file whose existence the start waits for (at most 60 s) before its look for
+     * room, so that a test's host can be at a full heap before it, however slow the machine.
+     */
+    static final String START_GATE_PROPERTY = "pools.test.recordingStartGate";
 
     /** Whether the Java heap has {@link #ROOM_BYTES} (or a quarter of its maximum, if less) free; allocates nothing. */
     static boolean heapHasRoom() {
@@ -362,9 +376,18 @@ public final class Recorder {
             if (!awaitUntil(next)) {
                 return false; // the JVM's end starts the recording
             }
+            String gate = System.getProperty(START_GATE_PROPERTY);
+            long gateAtMost = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (gate != null && !Files.exists(Path.of(gate)) && System.nanoTime() - gateAtMost < 0) {
+                next = System.nanoTime() + ROOM_PAUSE_NANOS;
+                if (!awaitUntil(next)) {
+                    return false;
+                }
+            }
             long roomAtMost = System.nanoTime() + ROOM_WAIT_AT_MOST_NANOS;
             long used = heapUsed();
             long collections = PoolAllocator.collectionsSeen();
+            long changed = System.nanoTime();
             while (!heapHasRoom() && System.nanoTime() - roomAtMost < 0) {
                 next = System.nanoTime() + ROOM_PAUSE_NANOS;
                 if (!awaitUntil(next)) {
@@ -372,7 +395,9 @@ public final class Recorder {
                 }
                 long now = heapUsed();
                 long collectedNow = PoolAllocator.collectionsSeen();
-                if (now == used && collectedNow == collections) {
+                if (now != used || collectedNow != collections) {
+                    changed = System.nanoTime();
+                } else if (System.nanoTime() - changed > ROOM_QUIET_NANOS) {
                     break; // nobody allocates: the heap is not under pressure, its garbage goes at a collection
                 }
                 used = now;

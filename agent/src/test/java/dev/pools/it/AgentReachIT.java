@@ -148,11 +148,14 @@ class AgentReachIT {
                   file: held.jfr
                   period: 200 ms
                 """);
+        Path full = dir.resolve("heap-full");
+        Files.deleteIfExists(full);
         Forked.Result r = Forked.app(
                 dir,
-                List.of("-Xmx32m", Forked.agent(dir.resolve("layout.yaml"))),
+                List.of("-Xmx32m", "-Dpools.test.recordingStartGate=" + full, Forked.agent(dir.resolve("layout.yaml"))),
                 HeapHeldAtStart.class,
-                dir.resolve("held.jfr").toString());
+                dir.resolve("held.jfr").toString(),
+                full.toString());
         assertEquals(0, r.exit(), r.toString());
         assertEquals(
                 List.of("file during the hold false", "file after the hold true", "time zone true"),

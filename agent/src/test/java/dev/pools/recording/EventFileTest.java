@@ -396,7 +396,8 @@ class EventFileTest {
         assertNull(ChunkChecksum.damage(file, marks));
         assertTrue(marks.get(1).constantPool() > marks.get(0).constantPool(), "the second batch's new stack");
         assertEquals(
-                "bytes 68 to " + marks.get(1).position() + " do not match the checksum the agent wrote after them",
+                "bytes " + marks.get(0).position() + " to " + marks.get(1).position()
+                        + " do not match the checksum the agent wrote after them",
                 ChunkChecksum.damage(
                         file,
                         List.of(
@@ -406,6 +407,52 @@ class EventFileTest {
                 "its header says it ends at byte " + chunkSize(file) + ", not where its last checksum ends ("
                         + (marks.get(0).position() + 23) + ")",
                 ChunkChecksum.damage(file, marks.subList(0, 1)));
+    }
+
+    /**
+     * A flush that fails on a full heap after its checksum was made is made again whole at the next
+     * flush (the recorder keeps what waits). Before, the first try had already added the batch to the
+     * running checksum, the retry added it again, and every later checksum failed: the recording of a
+     * host at the brim of its heap was refused as damaged (a review, 2 runs of 37).
+     */
+    @Test
+    void a_flush_that_failed_for_the_heap_is_made_again_whole() throws Exception {
+        Path file = dir.resolve("x.jfr");
+        List<EventFile.Frame> stack = frames();
+        try (EventFile out = EventFile.create(file, Recorder.EVENT_CLASSES)) {
+            out.add(refusal(1), stack);
+            out.flush();
+            out.add(refusal(2), frames().subList(1, 3));
+            boolean[] failed = {false};
+            EventFile.beforeBatchWrite = () -> {
+                if (!failed[0]) {
+                    failed[0] = true;
+                    throw new OutOfMemoryError("Java heap space");
+                }
+            };
+            try {
+                assertThrows(OutOfMemoryError.class, out::flush);
+                out.add(refusal(3), stack);
+                out.flush();
+            } finally {
+                EventFile.beforeBatchWrite = null;
+            }
+        }
+        List<RecordedEvent> all = RecordingFile.readAllEvents(file);
+        List<ChunkChecksum.Mark> marks = all.stream()
+                .filter(e -> e.getEventType().getName().equals(ChunkChecksum.EVENT))
+                .map(e -> new ChunkChecksum.Mark(
+                        e.getLong(ChunkChecksum.POSITION),
+                        e.getLong(ChunkChecksum.CRC32),
+                        e.getLong(ChunkChecksum.CONSTANT_POOL),
+                        e.getBoolean(ChunkChecksum.LAST)))
+                .toList();
+        assertEquals(3, marks.size(), "the first flush's, the retry's and the close's");
+        assertNull(ChunkChecksum.damage(file, marks));
+        assertEquals(
+                List.of(1L, 2L, 3L),
+                events(file).stream().map(e -> e.getLong("size")).toList(),
+                "each refusal once, its stack read");
     }
 
     @Test

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Holds its Java heap nearly full of live data (at most 4 MiB free after a collection) for its
- * first 3 s, allocating garbage all the while, then lets go. Prints
+ * Holds its Java heap nearly full of live data (at most 4 MiB free after a collection) for 3 s once
+ * full, allocating garbage all the while, then lets go; creates the second argument's file once full. Prints
  * whether the recording's file (the argument) existed at the end of the hold, waits up to 10 s for
  * it, then uses JDK classes a recording's start first initialises ({@code FileChannel}, the time
  * zones): a class whose initialisation met a full heap would stay unusable.
@@ -35,8 +35,8 @@ public final class HeapHeldAtStart {
 
     public static void main(String[] args) throws Exception {
         Path file = Path.of(args[0]);
+        Path full = Path.of(args[1]);
         Runtime rt = Runtime.getRuntime();
-        long end = System.nanoTime() + 3_000_000_000L;
         // Live data until, after a collection, at most 4 MiB is free.
         for (int round = 0; round < 20 && free(rt) > 4L << 20; round++) {
             while (free(rt) > 4L << 20) {
@@ -49,7 +49,11 @@ public final class HeapHeldAtStart {
             }
             System.gc();
         }
-        // Then garbage, all the while: the heap stays full of live data, and its collector runs.
+        // The recording's start waits for this file (a test property), so that it looks for room while the
+        // heap is full however slow the machine. Then garbage for 3 s: the heap stays full of live data, and
+        // its collector runs.
+        Files.createFile(full);
+        long end = System.nanoTime() + 3_000_000_000L;
         while (System.nanoTime() - end < 0) {
             try {
                 churn = new long[1024];

@@ -22,11 +22,43 @@ public final class LayoutException extends Exception {
     }
 
     private LayoutException(String source, int line, String path, String rule) {
-        super(format(source, line, rule));
+        super(oneLine(format(source, line, rule)));
         this.source = source;
         this.line = line;
         this.path = path;
-        this.rule = rule;
+        this.rule = oneLine(rule);
+    }
+
+    /**
+     * {@code text} on one line: line breaks and other control characters written as escapes. A value
+     * with a line break in it ({@code poison_on_free: |}) made the one line of an error two.
+     */
+    static String oneLine(String text) {
+        if (text == null) {
+            return null;
+        }
+        StringBuilder b = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean breaks = Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
+            if (breaks && b == null) {
+                b = new StringBuilder(text.length() + 8).append(text, 0, i);
+            }
+            if (b != null) {
+                if (c == '\n') {
+                    b.append("\\n");
+                } else if (c == '\r') {
+                    b.append("\\r");
+                } else if (c == '\t') {
+                    b.append("\\t");
+                } else if (breaks) {
+                    b.append(String.format("\\u%04x", (int) c));
+                } else {
+                    b.append(c);
+                }
+            }
+        }
+        return b == null ? text : b.toString();
     }
 
     /** A rule broken by a layout that did not come from a file (the API). */

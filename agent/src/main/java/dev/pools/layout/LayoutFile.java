@@ -198,6 +198,19 @@ public final class LayoutFile {
                         "report.trace names the same file as report.file (" + trace + "): the trace and the"
                                 + " recording would overwrite each other");
             }
+            // Nor the name the recording is set aside as at report.max_size, which replaced a trace there.
+            if (trace != null && file != null && maxSize > 0 && sameFile(trace, file + ".1")) {
+                throw error(
+                        m.get("trace"),
+                        "report.trace names the file report.file is set aside as at report.max_size (" + trace
+                                + "), which would replace the trace");
+            }
+            if (file != null && maxSize > 0 && sameFile(file + ".1", source)) {
+                throw error(
+                        m.containsKey("file") ? m.get("file") : m.get("max_size"),
+                        "report.file is set aside at report.max_size as this layout file itself (" + file
+                                + ".1), which it would replace");
+            }
             for (String key : List.of("file", "trace")) {
                 String name = key.equals("file") ? file : trace;
                 if (m.containsKey(key) && name != null && sameFile(name, source)) {
@@ -263,10 +276,10 @@ public final class LayoutFile {
                 throw error(items.get(i), at + ".page_size is missing (every pool needs a page size)");
             }
             long pageSize = size(m.get("page_size"), at + ".page_size");
-            OptionalLong maxSlice = optional(m.get("max_slice"))
+            OptionalLong maxSlice = optional(m.get("max_slice"), at + ".max_slice", "for the default")
                     ? OptionalLong.of(size(m.get("max_slice"), at + ".max_slice"))
                     : OptionalLong.empty();
-            OptionalLong pages = optional(m.get("pages"))
+            OptionalLong pages = optional(m.get("pages"), at + ".pages", "for no cap")
                     ? OptionalLong.of(count(m.get("pages"), at + ".pages"))
                     : OptionalLong.empty();
             out.add(new SlicedPool(pageSize, pages, maxSlice));
@@ -274,9 +287,15 @@ public final class LayoutFile {
         return out;
     }
 
-    /** Present and not null: an explicit {@code ~} means the same as leaving the key out. */
-    private static boolean optional(YamlNode node) {
-        return node != null && !YamlNode.isNull(node);
+    /**
+     * Present; a key with no value is refused, as for every other key: {@code pages:} with its number
+     * forgotten read as no cap, silently.
+     */
+    private boolean optional(YamlNode node, String key, String leftOut) throws LayoutException {
+        if (node != null && YamlNode.isNull(node)) {
+            throw error(node, key + " has no value (leave the key out " + leftOut + ")");
+        }
+        return node != null;
     }
 
     /**

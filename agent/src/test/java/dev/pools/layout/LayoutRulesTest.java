@@ -89,6 +89,19 @@ public class LayoutRulesTest {
                         "bad.yaml:3: report.trace names the same file as report.file (out-%p): the trace and the"
                                 + " recording would overwrite each other"),
                 Arguments.of(
+                        "the trace where the recording is set aside",
+                        "report:\n  file: out.jfr\n  max_size: 64 KiB\n  trace: out.jfr.1\n",
+                        "bad.yaml:4: report.trace names the file report.file is set aside as at report.max_size"
+                                + " (out.jfr.1), which would replace the trace"),
+                Arguments.of(
+                        "a cap with its number forgotten",
+                        "layout: sliced\npools:\n  - page_size: 1 MiB\n    pages:\n",
+                        "bad.yaml:4: pools[0].pages has no value (leave the key out for no cap)"),
+                Arguments.of(
+                        "a value with a line break",
+                        "poison_on_free: |\n  true\n",
+                        "bad.yaml:1: poison_on_free: 'true\\n' is not true or false"),
+                Arguments.of(
                         "the recording over the layout file",
                         "report:\n  file: ./bad.yaml\n",
                         "bad.yaml:2: report.file names this layout file itself (./bad.yaml), which it would overwrite"),

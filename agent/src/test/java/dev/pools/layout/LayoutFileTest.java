@@ -2,6 +2,7 @@ package dev.pools.layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +23,28 @@ class LayoutFileTest {
 
     private static PoolsConfig parse(String text) throws LayoutException {
         return LayoutFile.parse("f.yaml", text, 1L << 30);
+    }
+
+    /**
+     * The README's layout reference and the layout it shows suggest write are layout files as they
+     * stand. Before, the reference set max_page_size under layout: sliced, which is refused (a fuzzing
+     * review ran it through check).
+     */
+    @Test
+    void the_readmes_layouts_are_valid_files() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String[] parts = readme.split("```yaml\n");
+        List<String> blocks = new ArrayList<>();
+        for (int i = 1; i < parts.length; i++) {
+            String block = parts[i].substring(0, parts[i].indexOf("```"));
+            if (block.contains("\nlayout: ")) {
+                blocks.add(block);
+            }
+        }
+        assertEquals(2, blocks.size(), "the reference and suggest's output");
+        for (String block : blocks) {
+            assertInstanceOf(MemoryPoolLayout.Sliced.class, parse(block).layout(), block);
+        }
     }
 
     private static String refusal(String text) {

@@ -105,7 +105,7 @@ public final class PoolsAgent {
             JdkInternals.openWith(new OpenInternals(inst));
             DefaultMaxPageSize defaultMaxPageSize = new DefaultMaxPageSize();
             boolean noFile = args == null || args.isBlank();
-            config = noFile ? PoolsConfig.defaults() : LayoutFile.read(layoutPath(args), defaultMaxPageSize);
+            config = noFile ? PoolsConfig.defaults() : LayoutFile.readToRun(layoutPath(args), defaultMaxPageSize);
             runtime = new PoolsRuntime(config, !noFile, defaultMaxPageSize);
             if (late) {
                 Recorder.attachedLate();

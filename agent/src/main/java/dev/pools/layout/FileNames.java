@@ -1,5 +1,6 @@
 package dev.pools.layout;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +66,36 @@ public final class FileNames {
         } catch (IOException | RuntimeException e) {
             return ProcessHandle.current().pid();
         }
+    }
+
+    /**
+     * Why this JVM cannot write a file at {@code name} (relative to the working directory), or null
+     * when it can as far as the file system tells now: the name is a folder, a device, a pipe or a
+     * socket, or a file it may not write; or its folder is missing, not a folder, or one it may not
+     * create files in. Through {@code java.io.File}, which the JVM has loaded before any agent.
+     */
+    public static String whyNotWritable(String name) {
+        File file = new File(name).getAbsoluteFile();
+        if (file.exists()) {
+            if (file.isDirectory()) {
+                return "is a folder";
+            }
+            if (!file.isFile()) {
+                return "is not a regular file (a device, a pipe or a socket)";
+            }
+            return file.canWrite() ? null : "is a file this JVM's user may not write";
+        }
+        File folder = file.getParentFile();
+        if (folder == null) {
+            return null;
+        }
+        if (!folder.exists()) {
+            return "is in a folder that does not exist (" + folder + ")";
+        }
+        if (!folder.isDirectory()) {
+            return "is in " + folder + ", which is not a folder";
+        }
+        return folder.canWrite() ? null : "is in a folder this JVM's user may not create files in (" + folder + ")";
     }
 
     /**

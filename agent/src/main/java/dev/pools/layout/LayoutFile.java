@@ -13,11 +13,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,9 +52,16 @@ public final class LayoutFile {
     private final LongSupplier defaultMaxPageSize;
     private final Map<String, Integer> lines = new HashMap<>();
 
-    private LayoutFile(String source, LongSupplier defaultMaxPageSize) {
+    /**
+     * Read by the agent that runs it: the names it writes are checked on this machine as well
+     * ({@code check} may run elsewhere, where the folders differ).
+     */
+    private final boolean toRun;
+
+    private LayoutFile(String source, LongSupplier defaultMaxPageSize, boolean toRun) {
         this.source = source;
         this.defaultMaxPageSize = defaultMaxPageSize;
+        this.toRun = toRun;
     }
 
     /** Reads and validates a layout file; {@code path} is named in messages as given. */
@@ -65,43 +74,90 @@ public final class LayoutFile {
 
     /** The same, with the default largest page asked for only when a preset needs it ({@link Layouts#compile}). */
     public static PoolsConfig read(Path path, LongSupplier defaultMaxPageSize) throws LayoutException {
+        return read(path, defaultMaxPageSize, false);
+    }
+
+    /**
+     * As the agent reads the file it runs: a {@code report.file} the file sets is also checked on this
+     * machine, so that a recording this JVM cannot write (a folder, a device, a missing folder) stops
+     * it before {@code main}, as any layout that cannot be honoured, instead of being said once when
+     * the recording starts, after the run it was to measure.
+     */
+    public static PoolsConfig readToRun(Path path, LongSupplier defaultMaxPageSize) throws LayoutException {
+        return read(path, defaultMaxPageSize, true);
+    }
+
+    private static PoolsConfig read(Path path, LongSupplier defaultMaxPageSize, boolean toRun) throws LayoutException {
         String source = path.toString();
         String text;
         // Through FileInputStream, not Files.readString: that loads two dozen channel classes the JVM
         // has not loaded yet, on the start-up path of every JVM the agent runs in.
         try (InputStream in = new FileInputStream(path.toFile())) {
             // Read no further than a layout can be: not a whole large file (or /dev/zero) into memory.
-            byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+            byte[] bytes = readAtMost(in, MAX_FILE_BYTES + 1);
             if (bytes.length > MAX_FILE_BYTES) {
                 throw new LayoutException(
                         source, 0, "the file is larger than 1 MiB (a layout is a few lines; is this the right file?)");
             }
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
+            text = utf8(source, bytes);
         } catch (FileNotFoundException e) {
             if (!path.toFile().exists()) {
                 throw new LayoutException(source, 0, "no such file");
             }
             throw new LayoutException(source, 0, "cannot read the file (" + e.getMessage() + ")");
-        } catch (CharacterCodingException e) {
-            throw new LayoutException(source, 0, "not UTF-8 text");
         } catch (IOException e) {
             throw new LayoutException(
                     source, 0, "cannot read the file (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
         }
-        return parse(source, text, defaultMaxPageSize);
+        return parse(source, text, defaultMaxPageSize, toRun);
+    }
+
+    /**
+     * Up to {@code max} bytes of {@code in}, read by plain reads: {@code FileInputStream.readNBytes}
+     * of JDK 17 asks the file's size and position first, which a pipe has not ("Illegal seek": a layout
+     * given as {@code -javaagent:pools.jar=<(...)} was refused).
+     */
+    private static byte[] readAtMost(InputStream in, int max) throws IOException {
+        byte[] buffer = new byte[8192];
+        int n = 0;
+        for (int r; n < max && (r = in.read(buffer, n, Math.min(buffer.length, max) - n)) >= 0; ) {
+            n += r;
+            if (n == buffer.length && n < max) {
+                buffer = Arrays.copyOf(buffer, Math.min(max, buffer.length * 2));
+            }
+        }
+        return Arrays.copyOf(buffer, n);
+    }
+
+    /** {@code bytes} as UTF-8 text; refused with the line of the first byte that is not UTF-8. */
+    private static String utf8(String source, byte[] bytes) throws LayoutException {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult result = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
+        if (result.isError()) {
+            int at = in.position();
+            int line = 1;
+            for (int i = 0; i < at; i++) {
+                if (bytes[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new LayoutException(
+                    source,
+                    line,
+                    String.format("not UTF-8 text (byte 0x%02x; save the file as UTF-8)", bytes[at] & 0xff));
+        }
+        return out.flip().toString();
     }
 
     /** Parses and validates the text of a whole layout file. */
     public static PoolsConfig parse(String source, String text, long defaultMaxPageSize) throws LayoutException {
-        return parse(source, text, () -> defaultMaxPageSize);
+        return parse(source, text, () -> defaultMaxPageSize, false);
     }
 
-    private static PoolsConfig parse(String source, String text, LongSupplier defaultMaxPageSize)
+    private static PoolsConfig parse(String source, String text, LongSupplier defaultMaxPageSize, boolean toRun)
             throws LayoutException {
-        LayoutFile f = new LayoutFile(source, defaultMaxPageSize);
+        LayoutFile f = new LayoutFile(source, defaultMaxPageSize, toRun);
         return f.config(compose(source, text), TOP_KEYS);
     }
 
@@ -111,7 +167,7 @@ public final class LayoutFile {
      */
     public static MemoryPoolLayout parseLayout(String source, String text, long defaultMaxPageSize)
             throws LayoutException {
-        LayoutFile f = new LayoutFile(source, () -> defaultMaxPageSize);
+        LayoutFile f = new LayoutFile(source, () -> defaultMaxPageSize, false);
         return f.config(compose(source, text), LAYOUT_KEYS).layout();
     }
 
@@ -175,6 +231,14 @@ public final class LayoutFile {
             Map<String, YamlNode> m = mapping(top.get("report"), "report.", "report", REPORT_KEYS);
             if (m.containsKey("file")) {
                 file = fileName(m.get("file"), "report.file", "pools-%p.jfr");
+                String expanded = file == null || !toRun ? null : FileNames.expand(file);
+                String why = expanded == null ? null : FileNames.whyNotWritable(expanded);
+                if (why != null) {
+                    throw error(
+                            m.get("file"),
+                            "report.file " + expanded + " " + why
+                                    + ": this JVM cannot write its recording there (none turns the recording off)");
+                }
             }
             if (m.containsKey("period")) {
                 period = duration(m.get("period"), "report.period");
@@ -235,7 +299,10 @@ public final class LayoutFile {
         boolean sliced = kind.equals("sliced");
         boolean preset = kind.equals("host") || kind.equals("sub-slices") || kind.equals("exclusive-pages");
         if (top.containsKey("pools") && !sliced) {
-            throw error(top.get("pools"), "pools is only for layout: sliced (this layout is " + kind + ")");
+            throw new LayoutException(
+                    source,
+                    lines.getOrDefault("pools", 0),
+                    "pools is only for layout: sliced (this layout is " + kind + ")");
         }
         if (top.containsKey("max_page_size") && !preset) {
             throw error(

@@ -325,6 +325,11 @@ public final class PoolAllocator {
             return reserve(size, site, true, true);
         }
         lastCollect = now;
+        // The JDK refused the fallback: what host folders hold past the host's release goes before
+        // the collection, which then finds it; the host would get an OutOfMemoryError otherwise.
+        if (mustCollect && Holds.letGo()) {
+            outrun.letGo = true;
+        }
         for (int round = 1; stoppedBy == null; round++) {
             long before = collectorReleases.sum();
             boolean collected = false;
@@ -366,6 +371,17 @@ public final class PoolAllocator {
             long released = current.collectorFreedBytesTaking(size);
             // As much as the request asks: a few small buffers freed beside live ones are no room for it.
             boolean gaveBack = released - releasedBefore >= size;
+            if (anchor == null
+                    && !anotherRound(round, gaveBack)
+                    && options.failWhenExhausted
+                    && !outrun.letGo
+                    && Holds.letGo()) {
+                // To be refused: what host folders hold goes first, and one more collection finds it.
+                outrun.letGo = true;
+                begunBefore = collectionsBegun;
+                releasedBefore = released;
+                continue;
+            }
             if (anchor != null || !anotherRound(round, gaveBack)) {
                 outrun.collections = anchor == null && gaveBack ? round : 0;
                 collectionNanos.add(System.nanoTime() - now);
@@ -410,6 +426,9 @@ public final class PoolAllocator {
     private static final class Outrun {
         int collections;
 
+        /** Host folders let go of what they held for this request ({@link Holds}). */
+        boolean letGo;
+
         String why() {
             return collections == 0
                     ? ""
@@ -444,7 +463,7 @@ public final class PoolAllocator {
             if (anchor != null) {
                 return handOut(anchor, size, site);
             }
-            fallback = fallbackAfterGivingBack(size, fits, givenBack);
+            fallback = fallbackAfterGivingBack(size, fits, givenBack, outrun.letGo);
             if (fallback == null) {
                 refused(size, site, reason + "; the JDK refused it too: " + e.getMessage(), false);
                 throw e;
@@ -463,14 +482,21 @@ public final class PoolAllocator {
      * second of retries, which a host that is refused anyway should not wait twice. Null if the JDK
      * refuses again, or is not asked.
      */
-    private ByteBuffer fallbackAfterGivingBack(int size, boolean fits, long givenBack) {
+    private ByteBuffer fallbackAfterGivingBack(int size, boolean fits, long givenBack, boolean letGo) {
+        if (!fits && !letGo && Holds.letGo()) {
+            // Not asked before (no pool takes the size): a collection finds what they held, whose pool
+            // buffers then go back to the pools, and their pages to the JDK below.
+            letGo = true;
+            HeapKeepingCollection.collect();
+        }
         if (!fits) {
             NativeAccess.awaitReferenceProcessing();
             Releaser.drainNow();
         }
         emptiedAtRefusals = NativeAccess.pageRefusals();
         releaseEmptyPages();
-        if (pagesGivenBack.get() == givenBack && !NativeAccess.fitsUnderLimit(size)) {
+        // Buffers of the JDK's that a host folder held are freed by the JDK's own collection: ask it.
+        if (!letGo && pagesGivenBack.get() == givenBack && !NativeAccess.fitsUnderLimit(size)) {
             return null;
         }
         try {

@@ -14,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -225,6 +226,11 @@ final class EventFile implements Closeable {
         int moved = 0;
         for (int n = 1; n <= MAX_OTHERS; n++) {
             Path candidate = n == 1 ? path : numbered(path, n);
+            if (Files.exists(candidate) && !Files.isRegularFile(candidate)) {
+                // A device, a pipe, a folder: never written, renamed at report.max_size nor deleted after
+                // a failed write (as root, a recording at /dev/full deleted the device).
+                throw new IOException(candidate + " is not a regular file");
+            }
             Object before = fileKey(candidate);
             FileChannel channel = FileChannel.open(
                     candidate, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -264,7 +270,7 @@ final class EventFile implements Closeable {
                 channel.close();
                 if (ours) {
                     // Not half a file of ours (a full heap, say), which the next try would keep as a killed JVM's.
-                    Files.deleteIfExists(candidate);
+                    deleteIfRegular(candidate);
                 }
                 throw e;
             }
@@ -573,9 +579,16 @@ final class EventFile implements Closeable {
         closed = true;
         try {
             channel.close();
-            Files.deleteIfExists(path);
+            deleteIfRegular(path);
         } catch (IOException e) {
             // Nothing more to undo.
+        }
+    }
+
+    /** Deletes {@code file} if it is a regular file: not a link to the file written, nor anything else. */
+    private static void deleteIfRegular(Path file) throws IOException {
+        if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            Files.deleteIfExists(file);
         }
     }
 

@@ -197,6 +197,62 @@ class AgentStartupIT {
         assertEquals(List.of(line), check.errLines(), "check says the same as the agent");
     }
 
+    /**
+     * A report.file this JVM cannot write (a folder, a device, a missing folder) stops it before main,
+     * with the file's line; before, it was said once at the recording's deferred start, or at the JVM's
+     * end for a short run: after the run it was to measure. {@code check} takes the same file: it may
+     * run on another machine, whose folders differ.
+     */
+    @Test
+    void a_recording_this_jvm_cannot_write_stops_it_before_main() throws Exception {
+        Files.createDirectory(dir.resolve("folder"));
+        for (String name : List.of("folder", "/dev/null", "missing/pools-%p.jfr")) {
+            write("bad.yaml", "layout: sliced\npools:\n  - page_size: 1 MiB\nreport:\n  file: " + name + "\n");
+            Forked.Result r = Forked.app(dir, List.of(Forked.agent(Path.of("bad.yaml"))), ApiApp.class, "reports");
+            assertEquals(2, r.exit(), r.toString());
+            assertEquals("", r.out(), "main never ran");
+            assertEquals(1, r.errLines().size(), r.toString());
+            String line = r.errLines().get(0);
+            assertTrue(line.startsWith("pools: bad.yaml:5: report.file "), line);
+            assertTrue(
+                    line.endsWith(": this JVM cannot write its recording there (none turns the recording off)"), line);
+            if (name.startsWith("missing")) {
+                assertTrue(
+                        line.matches(
+                                ".* missing/pools-[0-9]+\\.jfr is in a folder that does not exist \\(.*/missing\\):.*"),
+                        line);
+            }
+            Forked.Result check = Forked.cli(dir, "check", "bad.yaml");
+            assertEquals(0, check.exit(), check.toString());
+        }
+        assertFalse(Files.exists(dir.resolve("missing")), "nothing made");
+    }
+
+    /** A layout given through a pipe, as {@code -javaagent:pools.jar=<(...)} does: JDK 17 refused it ("Illegal seek"). */
+    @Test
+    void a_layout_read_from_a_pipe_is_installed() throws Exception {
+        Path fifo = dir.resolve("layout.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor(), "mkfifo");
+        Thread writer = new Thread(() -> {
+            try {
+                // Opening a pipe to write waits for its reader: the agent, in the forked JVM.
+                Files.writeString(
+                        fifo, "layout: sliced\npools:\n  - page_size: 2 MiB\nintercept:\n  packages: [it.host]\n");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        writer.setDaemon(true);
+        writer.start();
+        Forked.Result r = Forked.app(
+                dir, List.of(Forked.agent(Path.of("layout.fifo")), "-Dpools.quiet=true"), ApiApp.class, "reports");
+        // (A JVM that never opened the pipe leaves the writer waiting: a daemon, it ends with the tests.)
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(
+                List.of("main ran", "report 2097152 0 0 0"), r.out().lines().toList(), r.toString());
+    }
+
     @Test
     void check_prints_a_good_file_normalised_and_its_output_is_a_valid_layout() throws Exception {
         write("good.yaml", "layout: sub-slices\nmax_page_size: 1 GiB\nrelease: close\n");

@@ -9,10 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pools.api.MemoryPoolLayout;
 import dev.pools.api.SlicedPool;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -139,6 +143,81 @@ class LayoutFileTest {
             assertEquals(name + ".trace", back.report().trace(), text);
         }
         assertTrue(LayoutPrinter.printSettings(PoolsConfig.defaults()).contains("  file: pools-%p.jfr\n"), "plain");
+    }
+
+    /** A byte that is not UTF-8 is refused with its line; before, the message named no line. */
+    @Test
+    void text_that_is_not_utf_8_is_refused_with_its_line(@TempDir Path dir) throws Exception {
+        Path latin1 = dir.resolve("latin1.yaml");
+        Files.write(
+                latin1,
+                "layout: sliced\n# caf\u00e9\npools:\n  - page_size: 1 MiB\n".getBytes(StandardCharsets.ISO_8859_1));
+        LayoutException e = assertThrows(LayoutException.class, () -> LayoutFile.read(latin1, Layouts.GIB));
+        assertEquals(latin1 + ":2: not UTF-8 text (byte 0xe9; save the file as UTF-8)", e.getMessage());
+        Files.writeString(latin1, "layout: sliced\n# caf\u00e9\npools:\n  - page_size: 1 MiB\n");
+        assertEquals(
+                "sliced",
+                PoolsConfig.kindOf(LayoutFile.read(latin1, Layouts.GIB).layout()),
+                "as UTF-8");
+    }
+
+    /**
+     * The agent checks the report.file a layout sets on its own machine: a name it cannot write is
+     * refused with its line, the name expanded; {@code check} (plain read) takes it, as it may run elsewhere.
+     */
+    @Test
+    void the_agent_refuses_a_report_file_it_cannot_write(@TempDir Path dir) throws Exception {
+        Files.createDirectory(dir.resolve("folder"));
+        Path file = dir.resolve("ok.jfr");
+        Files.writeString(file, "");
+        String pid = String.valueOf(ProcessHandle.current().pid());
+        List<String[]> cases = List.of(
+                new String[] {dir.resolve("folder").toString(), "is a folder"},
+                new String[] {"/dev/null", "is not a regular file (a device, a pipe or a socket)"},
+                new String[] {dir.resolve("nowhere/r-%p.jfr").toString(), "is in a folder that does not exist ("},
+                new String[] {file.resolve("r.jfr").toString(), "is in " + file + ", which is not a folder"});
+        Path layout = dir.resolve("l.yaml");
+        for (String[] c : cases) {
+            Files.writeString(layout, "layout: direct\nreport:\n  period: 2 s\n  file: " + c[0] + "\n");
+            LayoutException e =
+                    assertThrows(LayoutException.class, () -> LayoutFile.readToRun(layout, () -> Layouts.GIB));
+            String expanded = c[0].replace("%p", pid);
+            assertTrue(e.getMessage().startsWith(layout + ":4: report.file " + expanded + " " + c[1]), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .endsWith(": this JVM cannot write its recording there (none turns the recording off)"),
+                    e.getMessage());
+            assertEquals(c[0], LayoutFile.read(layout, Layouts.GIB).reportFile(), "check reads it");
+        }
+        for (String ok : List.of(file.toString(), dir.resolve("new-%p.jfr").toString(), "none")) {
+            Files.writeString(layout, "layout: direct\nreport:\n  file: " + ok + "\n");
+            assertEquals(
+                    ok.equals("none") ? null : ok,
+                    LayoutFile.readToRun(layout, () -> Layouts.GIB).reportFile(),
+                    ok);
+        }
+        assertFalse(Files.exists(dir.resolve("nowhere")), "nothing made");
+    }
+
+    /** A layout given through a pipe ({@code -javaagent:pools.jar=<(...)}): JDK 17's readNBytes refused it ("Illegal seek"). */
+    @Test
+    void a_layout_is_read_from_a_pipe(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("layout.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor(), "mkfifo");
+        Thread writer = new Thread(() -> {
+            try {
+                Files.writeString(fifo, "layout: sliced\npools:\n  - page_size: 2 MiB\n" + "#".repeat(100_000) + "\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        writer.setDaemon(true); // left waiting only if the read below never opened the pipe, which fails the test
+        writer.start();
+        PoolsConfig c = LayoutFile.read(fifo, Layouts.GIB);
+        assertEquals(
+                List.of(new SlicedPool(2 * MIB, OptionalLong.empty(), OptionalLong.empty())),
+                ((MemoryPoolLayout.Sliced) c.layout()).pools());
     }
 
     /** Found by a review: a huge file, or /dev/zero, ended in an OutOfMemoryError before. */

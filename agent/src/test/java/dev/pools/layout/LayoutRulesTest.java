@@ -134,7 +134,7 @@ public class LayoutRulesTest {
                 Arguments.of(
                         "pools under a preset",
                         "layout: sub-slices\npools:\n  - page_size: 1 MiB\n",
-                        "bad.yaml:3: pools is only for layout: sliced (this layout is sub-slices)"),
+                        "bad.yaml:2: pools is only for layout: sliced (this layout is sub-slices)"),
                 Arguments.of(
                         "max_page_size under sliced",
                         "layout: sliced\npools:\n  - page_size: 1 MiB\nmax_page_size: 1 GiB\n",

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -405,8 +406,26 @@ class EventFileTest {
                                 new ChunkChecksum.Mark(marks.get(1).position(), 1, 0, true))));
         assertEquals(
                 "its header says it ends at byte " + chunkSize(file) + ", not where its last checksum ends ("
-                        + (marks.get(0).position() + 23) + ")",
+                        + (marks.get(0).position()
+                                + recordSize(file, marks.get(0).position())) + ")",
                 ChunkChecksum.damage(file, marks.subList(0, 1)));
+    }
+
+    /**
+     * The size of the event record at {@code position}: its first varint. (The test took it as 23 bytes,
+     * which held only while the checksum's CRC took as many bytes to write: it failed once in a run.)
+     */
+    private static long recordSize(Path file, long position) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        long size = 0;
+        for (int i = 0; i < 9; i++) {
+            byte b = bytes[(int) position + i];
+            size |= (b & 0x7fL) << (7 * i);
+            if ((b & 0x80) == 0) {
+                return size;
+            }
+        }
+        throw new AssertionError("no varint at " + position);
     }
 
     /**
@@ -546,6 +565,36 @@ class EventFileTest {
                     emptyKey,
                     Files.readAttributes(empty, BasicFileAttributes.class).fileKey());
         }
+    }
+
+    /**
+     * A name that is not a regular file (a pipe; as root, a device) is never written, renamed or deleted.
+     * Before, a recording at /dev/full, whose first write failed, deleted the device as a half-written
+     * file of its own (found when a later test's redirection to /dev/full made a regular file there).
+     */
+    @Test
+    void a_name_that_is_not_a_regular_file_is_refused_and_left_as_it_is() throws Exception {
+        Path fifo = dir.resolve("pipe.jfr");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor(), "mkfifo");
+        List<Path> nodes = new ArrayList<>(List.of(fifo));
+        Path device = dir.resolve("full.jfr");
+        // A copy of /dev/full (character device 1, 7: every write fails), where this user may make one.
+        if (new ProcessBuilder("mknod", device.toString(), "c", "1", "7")
+                        .start()
+                        .waitFor()
+                == 0) {
+            nodes.add(device);
+        }
+        for (Path node : nodes) {
+            IOException e = assertThrows(
+                    IOException.class,
+                    () -> EventFile.createBesideOthers(
+                            node, Recorder.EVENT_CLASSES, System.nanoTime(), System.currentTimeMillis()));
+            assertEquals(node + " is not a regular file", e.getMessage());
+            assertTrue(Files.exists(node) && !Files.isRegularFile(node), node + " is left as it was");
+        }
+        assertEquals(
+                nodes.stream().map(p -> p.getFileName().toString()).sorted().toList(), names(), "nothing made");
     }
 
     private List<String> names() throws Exception {

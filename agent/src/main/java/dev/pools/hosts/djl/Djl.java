@@ -21,7 +21,8 @@ import java.util.List;
  *
  * <p><b>Buffers native code makes.</b> {@code toByteBuffer(true)} returns a buffer libtorch makes over
  * the tensor's memory, which does not keep the pool buffer the tensor was made from; in every release
- * mode it is replaced by a view of that buffer ({@link PtBuffers}). What libtorch itself still holds
+ * mode it is replaced by a view of that buffer ({@link PtBuffers}), for an array that holds it (its
+ * {@code dataRef}): not for a view's ({@code reshape}, {@code get}), which holds none. What libtorch itself still holds
  * once the array is collected (a view made by {@code reshape} or {@code get}, autograd's saved
  * tensors) has no Java object to hold the memory, as in DJL without the agent, where the JDK hands
  * that memory back to {@code malloc}.
@@ -32,7 +33,8 @@ import java.util.List;
  * JDK's at its direct memory limit) would hand their memory to the next arrays, and backward would
  * read those. So while a {@code PtGradientCollector} is open, the buffer of an array closed (or given
  * another buffer by {@code set}) is held until the collector closes or is dropped unclosed
- * ({@link PtKeep} has the bounds). This only holds memory longer; it never releases any.
+ * ({@link PtKeep} has the bounds), or until a request would fail otherwise. This only holds memory
+ * longer; it never releases any.
  */
 public final class Djl {
 

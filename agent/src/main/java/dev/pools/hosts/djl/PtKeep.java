@@ -1,6 +1,7 @@
 package dev.pools.hosts.djl;
 
 import dev.pools.memory.DirectMemory;
+import dev.pools.memory.Holds;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -22,7 +23,9 @@ import java.util.ArrayDeque;
  *       collection, and no backward can come through it any more;</li>
  *   <li>past {@link #mostBytes()} (a quarter of the JDK's direct memory limit), the oldest first: a
  *       collection that runs very many steps (one collector for a whole training) then holds that
- *       much at most, and what is let go is left to the collector, as without the agent.</li>
+ *       much at most, and what is let go is left to the collector, as without the agent;</li>
+ *   <li>all of it, when a request would otherwise fail, before the pools collect once more
+ *       ({@link Holds}): a hold never makes an {@code OutOfMemoryError} the host would not have had.</li>
  * </ul>
  *
  * <p>Only ever holds: any failure here (a full heap) leaves the array as DJL made it, with its memory
@@ -45,7 +48,39 @@ public final class PtKeep {
 
     private static long mostBytes;
 
+    /** Times the pools had this let go of what it held ({@link Holds}); for tests. */
+    private static long letGoForPools;
+
+    static {
+        try {
+            Holds.add(new ForPools());
+        } catch (Throwable t) {
+            // Not added (a full heap): the holds then wait for the collector's close, as before.
+        }
+    }
+
     private PtKeep() {}
+
+    /**
+     * A request would otherwise fail: what is held goes now, before the pools collect once more. A host
+     * at its direct memory limit then gets its memory, as it does from the JDK without the agent,
+     * and a backward may read what the next arrays wrote, as it may without the agent; the
+     * collection stays open, and arrays closed after this are held again.
+     */
+    static final class ForPools implements Holds.Holder {
+        @Override
+        public boolean letGo() {
+            synchronized (LOCK) {
+                if (held.isEmpty()) {
+                    return false;
+                }
+                held.clear();
+                heldBytes = 0;
+                letGoForPools++;
+                return true;
+            }
+        }
+    }
 
     /** An array lets go of {@code buffer} (its {@code dataRef}, null for memory libtorch made). */
     public static void letGo(ByteBuffer buffer) {
@@ -114,6 +149,13 @@ public final class PtKeep {
             limit = Long.MAX_VALUE;
         }
         return Math.max(64L << 20, limit / 4);
+    }
+
+    /** How many times the pools had the holds let go; for tests. */
+    static long letGoForPools() {
+        synchronized (LOCK) {
+            return letGoForPools;
+        }
     }
 
     /** How many buffers are held now; for tests. */

@@ -1,6 +1,8 @@
 package dev.pools.hosts.djl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
@@ -29,6 +31,25 @@ class PtKeepTest {
         assertEquals(0, PtKeep.held(), "its own close");
         PtKeep.letGo(b);
         assertEquals(0, PtKeep.held(), "and nothing is held after it");
+    }
+
+    /** The pools, short of room, have it let go of all it holds; arrays closed after are held again. */
+    @Test
+    void the_pools_short_of_room_have_it_let_go_and_the_collection_stays_open() {
+        Object c = new Object();
+        PtKeep.ForPools pools = new PtKeep.ForPools();
+        PtKeep.collecting(c, 1 << 20);
+        assertFalse(pools.letGo(), "nothing held yet");
+        PtKeep.letGo(b);
+        PtKeep.letGo(b);
+        long before = PtKeep.letGoForPools();
+        assertTrue(pools.letGo());
+        assertEquals(0, PtKeep.held());
+        assertEquals(before + 1, PtKeep.letGoForPools());
+        PtKeep.letGo(b);
+        assertEquals(1, PtKeep.held(), "held again after it");
+        PtKeep.collected(c);
+        assertEquals(0, PtKeep.held());
     }
 
     @Test

@@ -20,7 +20,8 @@ import java.util.List;
  * and the pools collect between the forward pass and backward); {@code two N}, two graphs built
  * before their backward passes, with N such arrays between the passes; {@code steps N}, one
  * collector for N steps of forward and backward over an input of 8 KiB closed after each step, then
- * the pools' usage while the collector is still open.
+ * the pools' usage while the collector is still open; {@code limit N M}, one collector open while N
+ * arrays of M MiB are made and closed.
  */
 public final class DjlGradients {
 
@@ -32,6 +33,8 @@ public final class DjlGradients {
             x.setRequiresGradient(true);
             if (mode.equals("steps")) {
                 steps(manager, x, n);
+            } else if (mode.equals("limit")) {
+                nearTheLimit(manager, x, n, Integer.parseInt(args[2]));
             } else if (mode.equals("two")) {
                 twoGraphs(manager, x, n);
             } else {
@@ -74,6 +77,22 @@ public final class DjlGradients {
         Probe.print("gradient", Arrays.toString(x.getGradient().toFloatArray()));
         Probe.print("pools-collections", Probe.collections());
         kept.forEach(NDArray::close);
+    }
+
+    /**
+     * One collector open while N arrays of M MiB are made from Java data and closed, more than the
+     * direct memory limit holds at once; then a backward pass of sum(2x), whose gradient is 2.
+     */
+    private static void nearTheLimit(NDManager manager, NDArray x, int n, int mib) throws Exception {
+        try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
+            for (int i = 0; i < n; i++) {
+                try (NDArray input = manager.create(new float[mib << 18], new Shape(mib << 18))) {
+                    input.sum().close();
+                }
+            }
+            collector.backward(x.mul(2).sum());
+        }
+        Probe.print("gradient", Arrays.toString(x.getGradient().toFloatArray()));
     }
 
     /** N steps in one collector; each input is closed after its backward. */

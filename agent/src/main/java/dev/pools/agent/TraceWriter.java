@@ -69,21 +69,49 @@ final class TraceWriter implements AllocationTrace {
         return n[0];
     }
 
+    // Each line is made inside a try: a full Java heap (a host that catches its OutOfMemoryError goes
+    // on) refuses its string, and the error thrown into the pools' release of a batch left the rest
+    // of the batch out of its pools for good. The trace stops instead, said once: with a line missing,
+    // its replay would not be the run.
+
     @Override
     public synchronized long allocated(int size, int site) {
         long id = ++next;
-        write("a " + id + " " + size + " " + sites.name(site) + " " + thread() + "\n");
+        if (!failed && !closed) {
+            try {
+                write("a " + id + " " + size + " " + sites.name(site) + " " + thread() + "\n");
+            } catch (OutOfMemoryError e) {
+                heapFull(e);
+            }
+        }
         return id;
     }
 
     @Override
     public synchronized void released(long id, boolean byCollector) {
-        write(byCollector ? "c " + id + "\n" : "r " + id + " " + thread() + "\n");
+        if (!failed && !closed) {
+            try {
+                write(byCollector ? "c " + id + "\n" : "r " + id + " " + thread() + "\n");
+            } catch (OutOfMemoryError e) {
+                heapFull(e);
+            }
+        }
     }
 
     @Override
     public synchronized void fellBack(int size, int site) {
-        write("f " + size + " " + sites.name(site) + "\n");
+        if (!failed && !closed) {
+            try {
+                write("f " + size + " " + sites.name(site) + "\n");
+            } catch (OutOfMemoryError e) {
+                heapFull(e);
+            }
+        }
+    }
+
+    private void heapFull(OutOfMemoryError e) {
+        failed = true;
+        Log.onceIfItCan("trace", "a full Java heap cost the allocation trace a line; it stops here: ", e);
     }
 
     private void write(String line) {

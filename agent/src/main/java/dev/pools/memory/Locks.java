@@ -1,6 +1,7 @@
 package dev.pools.memory;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -40,9 +41,17 @@ public final class Locks {
                     }
                 } catch (InterruptedException e) {
                     interrupted = true;
+                } catch (OutOfMemoryError e) {
+                    if (withoutQueue(lock)) {
+                        break;
+                    }
                 }
                 if (owned != null) {
-                    waited = waited(owned.watch, owned::look, waited);
+                    try {
+                        waited = waited(owned.watch, owned::look, waited);
+                    } catch (OutOfMemoryError e) {
+                        // A full heap: looked at again at the next wake.
+                    }
                 }
             }
         } catch (Throwable t) {
@@ -52,6 +61,38 @@ public final class Locks {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** How long a waiter without a place in the lock's queue sleeps between two tries. */
+    static final long POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /**
+     * The lock, tried between sleeps of {@link #POLL_NANOS} for {@link #WAKE_NANOS}; whether taken. A
+     * waiter's place in the lock's queue is an object, which a full Java heap (a host that catches its
+     * {@code OutOfMemoryError} goes on) refuses: the wait then threw, and a release thread that had
+     * claimed a batch of released buffers lost them to their pools for good (a review: 2 to 4 MiB
+     * of a pool in use with nothing live, after 20 moments of a full heap). A try and a sleep make
+     * nothing.
+     */
+    private static boolean withoutQueue(ReentrantLock lock) {
+        for (long slept = 0; slept < WAKE_NANOS; slept += POLL_NANOS) {
+            if (lock.tryLock()) {
+                return true;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return lock.tryLock();
+    }
+
+    /** {@link #withoutQueue} for a read lock. */
+    private static boolean readWithoutQueue(ReentrantReadWriteLock rw) {
+        for (long slept = 0; slept < WAKE_NANOS; slept += POLL_NANOS) {
+            if (rw.readLock().tryLock()) {
+                return true;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return rw.readLock().tryLock();
     }
 
     /**
@@ -103,9 +144,17 @@ public final class Locks {
                     }
                 } catch (InterruptedException e) {
                     interrupted = true;
+                } catch (OutOfMemoryError e) {
+                    if (readWithoutQueue(rw)) {
+                        break;
+                    }
                 }
                 if (owned != null) {
-                    waited = waited(owned.watch, owned::look, waited);
+                    try {
+                        waited = waited(owned.watch, owned::look, waited);
+                    } catch (OutOfMemoryError e) {
+                        // As above.
+                    }
                 }
             }
         } catch (Throwable t) {

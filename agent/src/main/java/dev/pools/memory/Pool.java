@@ -296,11 +296,16 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
             unlinkLocked(lease);
         }
         returned(lease.size);
+        giveBackLocked(lease);
         AllocationTrace trace = owner.options().trace();
         if (trace != null) {
-            trace.released(lease.traceId, byCollector);
+            try {
+                trace.released(lease.traceId, byCollector);
+            } catch (OutOfMemoryError e) {
+                // The room is back whatever the trace says: a full Java heap that refused a trace's line
+                // left the rest of a collector's batch out of its pools for good (a review).
+            }
         }
-        giveBackLocked(lease);
     }
 
     /** Puts a lease on the list of live leases: the pool's strong hold on it. Caller holds the lock. */

@@ -3,7 +3,6 @@ package dev.pools.memory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Taking a lock so that an error at the end of a thread's stack never leaves it held.
@@ -84,17 +83,6 @@ public final class Locks {
         return lock.tryLock();
     }
 
-    /** {@link #withoutQueue} for a read lock. */
-    private static boolean readWithoutQueue(ReentrantReadWriteLock rw) {
-        for (long slept = 0; slept < WAKE_NANOS; slept += POLL_NANOS) {
-            if (rw.readLock().tryLock()) {
-                return true;
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
-        return rw.readLock().tryLock();
-    }
-
     /**
      * {@link #acquire}, or false, the lock not taken, if it was found abandoned: then the pools
      * stopped (see {@link OwnedLock}), and the caller leaves them as they are.
@@ -130,71 +118,6 @@ public final class Locks {
         }
     }
 
-    /** The read lock of {@code rw}, likewise. */
-    public static void acquireRead(ReentrantReadWriteLock rw) {
-        int held = rw.getReadHoldCount();
-        boolean interrupted = false;
-        try {
-            OwnedReadWriteLock owned = rw instanceof OwnedReadWriteLock o ? o : null;
-            long waited = 0;
-            while (true) {
-                try {
-                    if (rw.readLock().tryLock(WAKE_NANOS, TimeUnit.NANOSECONDS)) {
-                        break;
-                    }
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (OutOfMemoryError e) {
-                    if (readWithoutQueue(rw)) {
-                        break;
-                    }
-                }
-                if (owned != null) {
-                    try {
-                        waited = waited(owned.watch, owned::look, waited);
-                    } catch (OutOfMemoryError e) {
-                        // As above.
-                    }
-                }
-            }
-        } catch (Throwable t) {
-            try {
-                if (rw.getReadHoldCount() > held) {
-                    rw.readLock().unlock();
-                }
-            } catch (Throwable again) {
-                // As below.
-            }
-            throw t;
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** {@code rw}'s write lock, tried, likewise. */
-    public static boolean tryAcquireWrite(ReentrantReadWriteLock rw) {
-        int held = rw.getWriteHoldCount();
-        try {
-            return rw.writeLock().tryLock();
-        } catch (Throwable t) {
-            letGoOfWrite(rw, held);
-            throw t;
-        }
-    }
-
-    /** {@code rw}'s write lock, tried for at most {@code timeout}, likewise. */
-    public static boolean tryAcquireWrite(ReentrantReadWriteLock rw, long timeout, TimeUnit unit)
-            throws InterruptedException {
-        int held = rw.getWriteHoldCount();
-        try {
-            return rw.writeLock().tryLock(timeout, unit);
-        } catch (Throwable t) {
-            letGoOfWrite(rw, held);
-            throw t;
-        }
-    }
-
     /**
      * After a wait of {@link #WAKE_NANOS} that did not take a lock: the error if its holder will never
      * let go of it (see {@link OwnedLock}), not a wait for ever; a look at the holder every {@link
@@ -208,16 +131,6 @@ public final class Locks {
         }
         look.run();
         return 0;
-    }
-
-    private static void letGoOfWrite(ReentrantReadWriteLock rw, int held) {
-        try {
-            if (rw.getWriteHoldCount() > held) {
-                rw.writeLock().unlock();
-            }
-        } catch (Throwable again) {
-            // As below.
-        }
     }
 
     private static void letGoOfTaken(ReentrantLock lock, int held) {

@@ -1,54 +1,222 @@
 package dev.pools.memory;
 
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
- * A fair read-write lock whose write hold its waiters can find let go of for ever, as {@link
- * OwnedLock}'s: {@link Locks#acquireRead} looks at the writer while it waits. Readers are not known
- * by thread, so a read hold left so is not found; a writer takes the lock only for a time ({@link
- * Locks#tryAcquireWrite}).
+ * The release queue's read-write lock, which makes no object while it is taken, waited for or let go
+ * of. The JDK's {@code ReentrantReadWriteLock} counts a reader's holds in an object of the reader's
+ * thread, made as it takes the lock while another reader holds it, after the lock counted the hold: a
+ * full Java heap refused that object, and the hold was then never let go of (a review, at
+ * {@code -Xmx64m}, 20 threads filling the heap over and over under a capped layout: in one run of four
+ * the release thread waited for the read lock and a drain for the write lock, and the JVM never
+ * ended; in the others, a drain said after 10 s that the release thread did not let go of the queue).
+ * Here a hold is a count in one {@code int}, and a waiter's place is its own stack: it sleeps, from
+ * {@link #FIRST_PAUSE_NANOS} up to {@link #LAST_PAUSE_NANOS}, and tries again.
+ *
+ * <p>The writer is known, and its hold found let go of for ever as {@link OwnedLock}'s: {@link
+ * #acquireRead} looks at it every {@link Abandonment#LOOK_NANOS} of waiting. Readers are not known by
+ * thread, so a read hold left so is not found; a writer takes the lock only for a time ({@link
+ * #tryWrite(long, Runnable)}), and while it waits, no new reader takes it (the release thread, which
+ * takes it again as soon as it let go of it, would otherwise keep it for ever). Write holds are
+ * reentrant, and the writer may take the read lock too; a reader that takes it again while a writer
+ * waits waits for the writer's time to end.
  */
-final class OwnedReadWriteLock extends ReentrantReadWriteLock {
+final class OwnedReadWriteLock {
 
-    private static final long serialVersionUID = 1L;
+    /** The bit of {@link #state} that says the write lock is held; the bits below count read holds. */
+    private static final int WRITE = 1 << 30;
 
-    final transient Abandonment watch;
+    /** A waiter's first sleep, doubled at each try up to {@link #LAST_PAUSE_NANOS}. */
+    static final long FIRST_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
-    private final CountingWriteLock writeLock;
+    static final long LAST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    OwnedReadWriteLock(Consumer<AbandonedLockException> onAbandoned, Class<?>... holders) {
-        super(true);
-        this.watch = new Abandonment(onAbandoned, holders);
-        this.writeLock = new CountingWriteLock(this);
+    private static final VarHandle STATE;
+
+    private static final VarHandle WAITING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(OwnedReadWriteLock.class, "state", int.class);
+            WAITING = lookup.findVarHandle(OwnedReadWriteLock.class, "writersWaiting", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
-    @Override
-    public WriteLock writeLock() {
-        return writeLock;
+    final Abandonment watch;
+
+    /** {@link #WRITE} if the write lock is held, plus the count of read holds. */
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+
+    /** Writers waiting for the lock: while any is, no new reader takes it. */
+    @SuppressWarnings("unused") // through WAITING
+    private volatile int writersWaiting;
+
+    /** The thread that holds the write lock; null while none does, or for a moment after it took it. */
+    private volatile Thread writer;
+
+    /** The writer's holds; read and written by the writer only. */
+    private int writeHolds;
+
+    private final Supplier<Thread> owner = () -> writer;
+
+    /** {@code holders}: the classes whose code takes the write lock; {@code onAbandoned}: told once, first. */
+    OwnedReadWriteLock(Consumer<AbandonedLockException> onAbandoned, Class<?>... holders) {
+        this.watch = new Abandonment(onAbandoned, holders);
+    }
+
+    /** The read lock if no writer holds it or waits for it (or this thread is the writer); whether taken. */
+    boolean tryRead() {
+        Thread me = Thread.currentThread();
+        while (true) {
+            int s = (int) STATE.getVolatile(this);
+            if ((s & WRITE) != 0 ? writer != me : (int) WAITING.getVolatile(this) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * The read lock, waited for. Returns whether the thread was interrupted meanwhile: its status is
+     * then cleared (a sleep would not sleep), and the caller sets it again once it holds the lock in its
+     * {@code try}, where an error cannot leave the hold behind. Throws {@link AbandonedLockException},
+     * the lock not taken and the interrupt set again, if the writer left its hold for ever.
+     */
+    boolean acquireRead() {
+        if (tryRead()) {
+            return false;
+        }
+        boolean interrupted = false;
+        try {
+            long pause = FIRST_PAUSE_NANOS;
+            long lookAt = System.nanoTime() + Abandonment.LOOK_NANOS;
+            while (true) {
+                watch.failIfAbandoned();
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, LAST_PAUSE_NANOS);
+                if (tryRead()) {
+                    return interrupted;
+                }
+                if (System.nanoTime() - lookAt >= 0) {
+                    lookAt = System.nanoTime() + Abandonment.LOOK_NANOS;
+                    try {
+                        look();
+                    } catch (OutOfMemoryError e) {
+                        // The look makes the writer's stack; a full heap: looked at again next time.
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            throw t;
+        }
+    }
+
+    void unlockRead() {
+        while (true) {
+            int s = (int) STATE.getVolatile(this);
+            if ((s & ~WRITE) == 0) {
+                throw new IllegalMonitorStateException("no read hold to let go of");
+            }
+            if (STATE.compareAndSet(this, s, s - 1)) {
+                return;
+            }
+        }
+    }
+
+    /** The write lock if no one else holds the lock; whether taken. */
+    boolean tryWrite() {
+        Thread me = Thread.currentThread();
+        if (writer == me) {
+            writeHolds++;
+            return true;
+        }
+        if ((int) STATE.getVolatile(this) == 0 && STATE.compareAndSet(this, 0, WRITE)) {
+            writer = me;
+            writeHolds = 1;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The write lock, waited for at most {@code timeoutNanos}; whether taken. No new reader takes the
+     * lock meanwhile; {@code nudge} runs before each sleep (it asks the readers to let go). Throws
+     * {@link InterruptedException}, the lock not taken, if the thread is interrupted.
+     */
+    boolean tryWrite(long timeoutNanos, Runnable nudge) throws InterruptedException {
+        if (tryWrite()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        long pause = FIRST_PAUSE_NANOS;
+        boolean waiting = false;
+        try {
+            while (true) {
+                WAITING.getAndAdd(this, 1);
+                waiting = true;
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                nudge.run();
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, LAST_PAUSE_NANOS);
+                // No longer waiting before the last try, so that nothing is left to do once the lock is held.
+                WAITING.getAndAdd(this, -1);
+                waiting = false;
+                if (tryWrite()) {
+                    return true;
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
+            }
+        } finally {
+            if (waiting) {
+                WAITING.getAndAdd(this, -1);
+            }
+        }
+    }
+
+    void unlockWrite() {
+        if (writer != Thread.currentThread()) {
+            throw new IllegalMonitorStateException("this thread holds no write lock");
+        }
+        watch.released();
+        if (--writeHolds == 0) {
+            writer = null;
+            STATE.getAndAdd(this, -WRITE);
+        }
+    }
+
+    /** The read holds in place, for tests. */
+    int readHolds() {
+        return (int) STATE.getVolatile(this) & ~WRITE;
+    }
+
+    /** Whether the write lock is held, for tests. */
+    boolean writeHeld() {
+        return ((int) STATE.getVolatile(this) & WRITE) != 0;
     }
 
     /** See {@link Abandonment#look}: at the writer. */
     void look() {
-        watch.look(this::getOwner);
-    }
-
-    /** The write lock, whose releases are counted for {@link Abandonment}. */
-    static final class CountingWriteLock extends WriteLock {
-
-        private static final long serialVersionUID = 1L;
-
-        private final transient Abandonment watch;
-
-        CountingWriteLock(OwnedReadWriteLock lock) {
-            super(lock);
-            this.watch = lock.watch;
-        }
-
-        @Override
-        public void unlock() {
-            watch.released();
-            super.unlock();
-        }
+        watch.look(owner);
     }
 }

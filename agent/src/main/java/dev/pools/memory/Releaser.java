@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -20,13 +19,13 @@ import java.util.function.Supplier;
  * such lease is back in its pool before it spills, falls back or fails.
  *
  * <p><b>Taking and draining.</b> A thread takes leases from {@link #QUEUE} only while it holds
- * {@link #TAKING} (shared), and a lease it took is back in its pool before it lets go. The release
+ * the read side of {@link #QUEUE_LOCK} (shared), and a lease it took is back in its pool before it lets go. The release
  * thread holds it while it waits on the queue and releases; an allocation that finds no room holds
  * it too, beside the release thread, and releases batches itself, retrying after each: it does not
  * wait for the release thread's batch. A thread that must know that every lease queued so far is
- * back ({@link #drainNow()}, and {@link #drainUntil} before it gives up) takes {@link #DRAIN}, the
- * exclusive side of the same fair lock: it interrupts the release thread's wait on the queue, and
- * once it holds {@code DRAIN} no lease is half released anywhere; it releases what is queued itself
+ * back ({@link #drainNow()}, and {@link #drainUntil} before it gives up) takes the write side, which
+ * no new reader takes while it waits: it interrupts the release thread's wait on the queue, and
+ * once it holds the write lock no lease is half released anywhere; it releases what is queued itself
  * and lets go. The wait is bounded by {@link #HANDSHAKE_LIMIT_NANOS}; past it the caller goes on with
  * what it has, said once.
  *
@@ -108,12 +107,8 @@ final class Releaser {
      * Found abandoned (see {@link OwnedLock}), the queue can no longer be drained: every pool the
      * collector releases into stops, and the release thread ends.
      */
-    private static final OwnedReadWriteLock QUEUE_LOCK = new OwnedReadWriteLock(
-            Releaser::stopAll, Releaser.class, Locks.class, OwnedReadWriteLock.CountingWriteLock.class);
-    /** Held, shared, by every thread from before it takes leases from the queue until they are back. */
-    private static final Lock TAKING = QUEUE_LOCK.readLock();
-    /** Held by a thread that must know that no lease taken from the queue is half released. */
-    private static final Lock DRAIN = QUEUE_LOCK.writeLock();
+    private static final OwnedReadWriteLock QUEUE_LOCK =
+            new OwnedReadWriteLock(Releaser::stopAll, Releaser.class, OwnedReadWriteLock.class);
 
     private static Thread thread;
     private static volatile boolean handshakeTimedOut;
@@ -180,7 +175,6 @@ final class Releaser {
         WATCHED.add(new WeakReference<>(allocator));
     }
 
-    /** A collection ran: arms the next sentinel and, near the limit, has the release thread look at the empty pages. */
     /** Collections seen so far (each clears the armed sentinel); only the release thread counts. */
     private static volatile long collectionsSeen;
 
@@ -189,9 +183,10 @@ final class Releaser {
         return collectionsSeen;
     }
 
+    /** A collection ran: arms the next sentinel and, near the limit, has the release thread look at the empty pages. */
     private static void collected() {
         collectionsSeen++; // one writer: the thread that takes the sentinel
-        armed = new Collected();
+        arm();
         if (limitInReach && NativeAccess.nearLimit()) {
             nearLimitSeen = true;
             Thread t = thread;
@@ -201,12 +196,51 @@ final class Releaser {
         }
     }
 
+    /** Whether no sentinel is armed: the heap refused the last one; the release thread tries again. */
+    private static volatile boolean unarmed;
+
+    /** For tests: while set, every new sentinel is refused, as a full heap refuses it. */
+    static volatile boolean refuseSentinels;
+
+    /** How long the release thread waits on the queue at most while no sentinel is armed. */
+    static final long REARM_MILLIS = 10;
+
+    /**
+     * Arms the next sentinel; false if the heap refused it (the release thread then tries again within
+     * {@link #REARM_MILLIS}; the collections meanwhile are not seen). Never throws: it runs while
+     * leases taken from the queue wait in a batch, and a full heap's error here, at a host that
+     * catches its {@code OutOfMemoryError} and goes on, lost them to their pools for good, and no
+     * collection was seen again (a review: up to 188 slices of 1 KiB of a capped pool in use with
+     * nothing live, in one run of two, after 20 moments of a full heap; the pool then refused a host
+     * that held nothing).
+     */
+    private static boolean arm() {
+        try {
+            if (refuseSentinels) {
+                throw new OutOfMemoryError("test: no room for a sentinel");
+            }
+            armed = new Collected();
+            unarmed = false;
+            return true;
+        } catch (OutOfMemoryError e) {
+            unarmed = true;
+            return false;
+        }
+    }
+
+    /** Whether a sentinel is armed, for tests. */
+    static boolean armed() {
+        return !unarmed;
+    }
+
     /** How long the release thread may wait on the queue: until its next look, or for good (0). */
     private static long waitMillis() {
+        long rearm = unarmed && !arm() ? REARM_MILLIS : 0;
         if (lookAt == 0) {
-            return 0;
+            return rearm;
         }
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(lookAt - System.nanoTime()) + 1);
+        long look = Math.max(1, TimeUnit.NANOSECONDS.toMillis(lookAt - System.nanoTime()) + 1);
+        return rearm == 0 ? look : Math.min(look, rearm);
     }
 
     /**
@@ -292,14 +326,15 @@ final class Releaser {
         Lease[] batch = new Lease[BATCH];
         while (true) {
             try {
-                Locks.acquireRead(QUEUE_LOCK);
+                // An interrupt meanwhile was a drain's ask to let go of the lock, which it has now let go of.
+                QUEUE_LOCK.acquireRead();
             } catch (AbandonedLockException e) {
                 reportEnd(e);
                 return; // the pools stopped (see QUEUE_LOCK)
             } catch (Throwable t) {
-                // A full heap (a waiter's queue node could not be made): the thread must outlive it (a review
-                // saw it die there), or no buffer the collector finds comes back again. A pause first, so
-                // that a heap that stays full is not made to collect over and over by this thread.
+                // The thread must outlive any error (a review saw it die of a full heap while it waited
+                // for the JDK's lock), or no buffer the collector finds comes back again. A pause first,
+                // so that a heap that stays full is not made to collect over and over by this thread.
                 reportOnce(t);
                 LockSupport.parkNanos(PAUSE_AFTER_FAILURE_NANOS);
                 continue;
@@ -318,13 +353,13 @@ final class Releaser {
                     release(batch, n);
                 }
             } catch (InterruptedException e) {
-                // A thread wants the queue drained now: let go of TAKING (below) so that it can take
-                // DRAIN; or a collection found the direct memory near its limit (below).
+                // A thread wants the queue drained now: let go of the read lock (below) so that it can take
+                // the write lock; or a collection found the direct memory near its limit (below).
             } catch (Throwable t) {
                 reportOnce(t);
                 failed = true;
             } finally {
-                TAKING.unlock();
+                QUEUE_LOCK.unlockRead();
             }
             try {
                 lookAtEmptyPages();
@@ -410,7 +445,7 @@ final class Releaser {
         try {
             // Beside the release thread: release batches and retry after each.
             try {
-                Locks.acquireRead(QUEUE_LOCK);
+                interrupted |= QUEUE_LOCK.acquireRead();
             } catch (AbandonedLockException e) {
                 return TIMED_OUT; // for good: every pool stopped (see QUEUE_LOCK)
             }
@@ -444,21 +479,18 @@ final class Releaser {
                     }
                 }
             } finally {
-                TAKING.unlock();
+                QUEUE_LOCK.unlockRead();
             }
             if (!untilAllBack) {
                 return null;
             }
-            // Alone: once DRAIN is held, every lease another thread took from the queue is back.
+            // Alone: once the write lock is held, every lease another thread took from the queue is back.
             long deadline = System.nanoTime() + HANDSHAKE_LIMIT_NANOS;
-            drained = Locks.tryAcquireWrite(QUEUE_LOCK);
-            while (!drained && System.nanoTime() - deadline < 0) {
-                Thread t = thread;
-                if (t != null) {
-                    t.interrupt();
-                }
+            drained = QUEUE_LOCK.tryWrite();
+            long left;
+            while (!drained && (left = deadline - System.nanoTime()) > 0) {
                 try {
-                    drained = Locks.tryAcquireWrite(QUEUE_LOCK, 1, TimeUnit.MILLISECONDS);
+                    drained = QUEUE_LOCK.tryWrite(left, Releaser::interruptReleaseThread);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
@@ -482,7 +514,7 @@ final class Releaser {
             return attempt.get();
         } finally {
             if (drained) {
-                DRAIN.unlock();
+                QUEUE_LOCK.unlockWrite();
             }
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -495,11 +527,8 @@ final class Releaser {
      * {@link #letGoOfQueue()}; the calling thread may drain meanwhile (the lock is reentrant).
      */
     static void holdQueue() throws InterruptedException {
-        while (!Locks.tryAcquireWrite(QUEUE_LOCK, 1, TimeUnit.MILLISECONDS)) {
-            Thread t = thread;
-            if (t != null) {
-                t.interrupt();
-            }
+        while (!QUEUE_LOCK.tryWrite(HANDSHAKE_LIMIT_NANOS, Releaser::interruptReleaseThread)) {
+            // The release thread lets go of the read lock when interrupted; a drain holds it for a time.
         }
         // Held outside this class's code on purpose: not a hold left by an unwound frame.
         QUEUE_LOCK.watch.heldOnPurpose = Thread.currentThread();
@@ -507,7 +536,15 @@ final class Releaser {
 
     static void letGoOfQueue() {
         QUEUE_LOCK.watch.heldOnPurpose = null;
-        DRAIN.unlock();
+        QUEUE_LOCK.unlockWrite();
+    }
+
+    /** Asks the release thread to let go of the read lock: its wait on the queue ends at an interrupt. */
+    private static void interruptReleaseThread() {
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
     }
 
     /** The queue's lock, for tests. */

@@ -156,13 +156,13 @@ class AbandonedLockTest {
     void a_write_hold_left_by_a_thread_that_ended_is_found_by_a_reader() throws Exception {
         AtomicReference<AbandonedLockException> told = new AtomicReference<>();
         OwnedReadWriteLock rw = new OwnedReadWriteLock(told::set, Releaser.class);
-        Thread leaver = new Thread(() -> rw.writeLock().lock(), "leaver");
+        Thread leaver = new Thread(rw::tryWrite, "leaver");
         leaver.start();
         leaver.join();
-        AbandonedLockException e = assertThrows(AbandonedLockException.class, () -> Locks.acquireRead(rw));
+        AbandonedLockException e = assertThrows(AbandonedLockException.class, rw::acquireRead);
         assertSame(e, told.get());
         assertTrue(e.getMessage().startsWith("thread leaver ended in the pools' code"), e.getMessage());
-        assertEquals(0, rw.getReadHoldCount());
+        assertEquals(0, rw.readHolds());
     }
 
     /** A writer in the code that takes the lock (here, this test's) is waited for, and its release counted. */
@@ -173,18 +173,18 @@ class AbandonedLockTest {
         CountDownLatch taken = new CountDownLatch(1);
         Thread writer = new Thread(
                 () -> {
-                    rw.writeLock().lock();
+                    assertTrue(rw.tryWrite());
                     taken.countDown();
                     while (rw.watch.looks < 3) {
                         Thread.onSpinWait(); // a reader looked at this writer three times
                     }
-                    rw.writeLock().unlock();
+                    rw.unlockWrite();
                 },
                 "writer");
         writer.start();
         taken.await();
-        Locks.acquireRead(rw);
-        rw.readLock().unlock();
+        assertFalse(rw.acquireRead());
+        rw.unlockRead();
         writer.join();
         assertNull(told.get());
     }

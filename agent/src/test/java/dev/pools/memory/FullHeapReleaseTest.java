@@ -1,6 +1,8 @@
 package dev.pools.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -97,6 +99,47 @@ class FullHeapReleaseTest {
             Thread.sleep(10);
         }
         assertEquals(0, pools.usage().numberAllocs(), "every dropped buffer back in its pool");
+        pools.checkInvariants();
+    }
+
+    /**
+     * The sentinel that tells the release thread of a collection is made again as it takes the last one
+     * from the queue, while the leases it took before wait in a batch. A heap that refused it lost them
+     * for good, and no collection was seen again. Now none is lost, and the sentinel is armed again
+     * once the heap has room.
+     */
+    @Test
+    void a_sentinel_the_heap_refuses_loses_no_release_and_is_armed_again() throws Exception {
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(64 * 1024, 4 * 1024, PoolSpec.UNCAPPED)),
+                new PoolAllocator.Options(false, false, null),
+                AllocationListener.NONE,
+                new CallSites());
+        List<ByteBuffer> dropped = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            dropped.add(pools.allocate(1024, 0));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Releaser.refuseSentinels = true;
+        try {
+            dropped.clear();
+            while ((Releaser.armed() || pools.usage().numberAllocs() > 0) && System.nanoTime() < deadline) {
+                System.gc();
+                Releaser.drainNow();
+                Thread.sleep(10);
+            }
+            assertFalse(Releaser.armed(), "a collection took the sentinel, and none could be made again");
+            assertEquals(0, pools.usage().numberAllocs(), "every dropped buffer back in its pool");
+        } finally {
+            Releaser.refuseSentinels = false;
+        }
+        long seen = Releaser.collectionsSeen();
+        while (Releaser.collectionsSeen() == seen && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertTrue(Releaser.armed(), "armed again once the heap has room");
+        assertTrue(Releaser.collectionsSeen() > seen, "a collection seen again");
         pools.checkInvariants();
     }
 }

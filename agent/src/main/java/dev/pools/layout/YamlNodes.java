@@ -74,6 +74,11 @@ final class YamlNodes {
         } catch (MarkedYamlEngineException e) {
             int line = line(e.getProblemMark());
             String problem = e.getProblem() == null ? e.getMessage() : e.getProblem();
+            if (atEnd(problem) && e.getContextMark().isPresent() && e.getContext() != null) {
+                // A bracket or quote never closed: said where it opened, not past the file's last line.
+                line = line(e.getContextMark());
+                problem = opened(e.getContext()) + " that begins on this line is not closed (" + theEnd(problem) + ")";
+            }
             if (problem.contains("'%' that cannot start any token")) {
                 // file: %p.jfr, which YAML reads as a directive.
                 problem = "a value cannot begin with % unless quoted (write \"%p.jfr\", with the quotes)";
@@ -210,6 +215,30 @@ final class YamlNodes {
     }
 
     /** The 1-based line of a mark, 0 without one (no lambdas: this runs in premain, where the first costs milliseconds). */
+    private static boolean atEnd(String problem) {
+        return problem.contains("<stream end>") || problem.contains("end of stream");
+    }
+
+    /** SnakeYAML's words for the end of the text, as a user reads them. */
+    private static String theEnd(String problem) {
+        return problem.replace("but got <stream end>", "but the file ends")
+                .replace("found unexpected end of stream", "the file ends first");
+    }
+
+    /** What SnakeYAML was reading when the text ended, as a user wrote it. */
+    private static String opened(String context) {
+        if (context.contains("flow sequence")) {
+            return "a '[' list";
+        }
+        if (context.contains("flow mapping")) {
+            return "a '{' mapping";
+        }
+        if (context.contains("quoted scalar")) {
+            return "a quoted value";
+        }
+        return context;
+    }
+
     static int line(Optional<Mark> mark) {
         return mark.isPresent() ? mark.get().getLine() + 1 : 0;
     }

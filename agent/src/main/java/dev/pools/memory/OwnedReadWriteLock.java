@@ -16,7 +16,8 @@ import java.util.function.Supplier;
  * the release thread waited for the read lock and a drain for the write lock, and the JVM never
  * ended; in the others, a drain said after 10 s that the release thread did not let go of the queue).
  * Here a hold is a count in one {@code int}, and a waiter's place is its own stack: it sleeps, from
- * {@link #FIRST_PAUSE_NANOS} up to {@link #LAST_PAUSE_NANOS}, and tries again.
+ * {@link #FIRST_PAUSE_NANOS} up to {@link #LAST_PAUSE_NANOS}, and tries again; the last reader and
+ * the last writer to sleep are woken as the lock becomes theirs to take (others sleep their time).
  *
  * <p>The writer is known, and its hold found let go of for ever as {@link OwnedLock}'s: {@link
  * #acquireRead} looks at it every {@link Abandonment#LOOK_NANOS} of waiting. Readers are not known by
@@ -66,10 +67,31 @@ final class OwnedReadWriteLock {
     /** The writer's holds; read and written by the writer only. */
     private int writeHolds;
 
+    /** The last reader to sleep while a writer held the lock, woken when the writer lets go; or null. */
+    private volatile Thread sleepingReader;
+
+    /** The last writer to sleep while readers held the lock, woken when the last lets go; or null. */
+    private volatile Thread sleepingWriter;
+
     private final Supplier<Thread> owner = () -> writer;
+
+    private final long firstPauseNanos;
+
+    private final long lastPauseNanos;
 
     /** {@code holders}: the classes whose code takes the write lock; {@code onAbandoned}: told once, first. */
     OwnedReadWriteLock(Consumer<AbandonedLockException> onAbandoned, Class<?>... holders) {
+        this(FIRST_PAUSE_NANOS, LAST_PAUSE_NANOS, onAbandoned, holders);
+    }
+
+    /** For tests: with a waiter's sleeps of {@code firstPauseNanos} doubled up to {@code lastPauseNanos}. */
+    OwnedReadWriteLock(
+            long firstPauseNanos,
+            long lastPauseNanos,
+            Consumer<AbandonedLockException> onAbandoned,
+            Class<?>... holders) {
+        this.firstPauseNanos = firstPauseNanos;
+        this.lastPauseNanos = lastPauseNanos;
         this.watch = new Abandonment(onAbandoned, holders);
     }
 
@@ -97,20 +119,22 @@ final class OwnedReadWriteLock {
         if (tryRead()) {
             return false;
         }
+        Thread me = Thread.currentThread();
         boolean interrupted = false;
         try {
-            long pause = FIRST_PAUSE_NANOS;
+            long pause = firstPauseNanos;
             long lookAt = System.nanoTime() + Abandonment.LOOK_NANOS;
             while (true) {
                 watch.failIfAbandoned();
                 if (Thread.interrupted()) {
                     interrupted = true;
                 }
-                LockSupport.parkNanos(pause);
-                pause = Math.min(pause * 2, LAST_PAUSE_NANOS);
+                sleepingReader = me;
                 if (tryRead()) {
                     return interrupted;
                 }
+                LockSupport.parkNanos(pause); // woken early when the writer lets go
+                pause = Math.min(pause * 2, lastPauseNanos);
                 if (System.nanoTime() - lookAt >= 0) {
                     lookAt = System.nanoTime() + Abandonment.LOOK_NANOS;
                     try {
@@ -135,6 +159,10 @@ final class OwnedReadWriteLock {
                 throw new IllegalMonitorStateException("no read hold to let go of");
             }
             if (STATE.compareAndSet(this, s, s - 1)) {
+                Thread w;
+                if (s == 1 && (int) WAITING.getVolatile(this) != 0 && (w = sleepingWriter) != null) {
+                    LockSupport.unpark(w);
+                }
                 return;
             }
         }
@@ -164,8 +192,9 @@ final class OwnedReadWriteLock {
         if (tryWrite()) {
             return true;
         }
+        Thread me = Thread.currentThread();
         long deadline = System.nanoTime() + timeoutNanos;
-        long pause = FIRST_PAUSE_NANOS;
+        long pause = firstPauseNanos;
         boolean waiting = false;
         try {
             while (true) {
@@ -174,9 +203,12 @@ final class OwnedReadWriteLock {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                sleepingWriter = me;
                 nudge.run();
-                LockSupport.parkNanos(pause);
-                pause = Math.min(pause * 2, LAST_PAUSE_NANOS);
+                if ((int) STATE.getVolatile(this) != 0) {
+                    LockSupport.parkNanos(pause); // woken early when the last reader lets go
+                    pause = Math.min(pause * 2, lastPauseNanos);
+                }
                 // No longer waiting before the last try, so that nothing is left to do once the lock is held.
                 WAITING.getAndAdd(this, -1);
                 waiting = false;
@@ -202,6 +234,14 @@ final class OwnedReadWriteLock {
         if (--writeHolds == 0) {
             writer = null;
             STATE.getAndAdd(this, -WRITE);
+            Thread r = sleepingReader;
+            if (r != null) {
+                LockSupport.unpark(r);
+            }
+            Thread w;
+            if ((int) WAITING.getVolatile(this) != 0 && (w = sleepingWriter) != null) {
+                LockSupport.unpark(w);
+            }
         }
     }
 

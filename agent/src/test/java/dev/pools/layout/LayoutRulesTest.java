@@ -18,7 +18,20 @@ public class LayoutRulesTest {
 
     public static Stream<Arguments> badFiles() {
         return Stream.of(
-                Arguments.of("yaml syntax", "layout: [sliced\n", "bad.yaml:2: YAML syntax:"),
+                Arguments.of(
+                        "a list never closed, said where it opens",
+                        "layout: sliced\npools: [{page_size: 1 MiB}\n\n",
+                        "bad.yaml:2: YAML syntax: a '[' list that begins on this line is not closed (expected ',' or"
+                                + " ']', but the file ends)"),
+                Arguments.of(
+                        "a mapping never closed",
+                        "layout: sliced\npools:\n  - {page_size: 1 MiB\n",
+                        "bad.yaml:3: YAML syntax: a '{' mapping that begins on this line is not closed"),
+                Arguments.of(
+                        "a quote never closed",
+                        "layout: sliced\nreport:\n  file: \"r.jfr\n\n",
+                        "bad.yaml:3: YAML syntax: a quoted value that begins on this line is not closed (the file ends"
+                                + " first)"),
                 Arguments.of(
                         "tab indentation",
                         "layout: sliced\npools:\n\t- page_size: 1 MiB\n",

@@ -212,4 +212,54 @@ class OwnedReadWriteLockTest {
         assertTrue(given.get());
         assertFalse(setMeanwhile.get(), "cleared, so that the wait could sleep");
     }
+
+    /** Sleeps far longer than any test: a waiter of such a lock that returns was woken. */
+    private static OwnedReadWriteLock sleepingForAnHour() {
+        long hour = TimeUnit.HOURS.toNanos(1);
+        return new OwnedReadWriteLock(hour, hour, e -> {}, OwnedReadWriteLockTest.class);
+    }
+
+    private static void awaitSleeping(Thread t) {
+        while (t.getState() != Thread.State.TIMED_WAITING) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void a_sleeping_reader_is_woken_when_the_writer_lets_go() throws Exception {
+        OwnedReadWriteLock rw = sleepingForAnHour();
+        assertTrue(rw.tryWrite());
+        Thread reader = new Thread(() -> {
+            rw.acquireRead();
+            rw.unlockRead();
+        });
+        reader.start();
+        awaitSleeping(reader);
+        rw.unlockWrite();
+        reader.join(TimeUnit.MINUTES.toMillis(10));
+        assertFalse(reader.isAlive(), "woken");
+    }
+
+    @Test
+    void a_sleeping_writer_is_woken_when_the_last_reader_lets_go() throws Exception {
+        OwnedReadWriteLock rw = sleepingForAnHour();
+        assertTrue(rw.tryRead());
+        assertTrue(rw.tryRead());
+        AtomicBoolean taken = new AtomicBoolean();
+        Thread writer = new Thread(() -> {
+            try {
+                taken.set(rw.tryWrite(TimeUnit.HOURS.toNanos(2), () -> {}));
+                rw.unlockWrite();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        writer.start();
+        awaitSleeping(writer);
+        rw.unlockRead();
+        rw.unlockRead();
+        writer.join(TimeUnit.MINUTES.toMillis(10));
+        assertFalse(writer.isAlive(), "woken");
+        assertTrue(taken.get());
+    }
 }

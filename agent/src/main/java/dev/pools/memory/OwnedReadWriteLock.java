@@ -3,6 +3,7 @@ package dev.pools.memory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -16,8 +17,8 @@ import java.util.function.Supplier;
  * the release thread waited for the read lock and a drain for the write lock, and the JVM never
  * ended; in the others, a drain said after 10 s that the release thread did not let go of the queue).
  * Here a hold is a count in one {@code int}, and a waiter's place is its own stack: it sleeps, from
- * {@link #FIRST_PAUSE_NANOS} up to {@link #LAST_PAUSE_NANOS}, and tries again; the last reader and
- * the last writer to sleep are woken as the lock becomes theirs to take (others sleep their time).
+ * {@link #FIRST_PAUSE_NANOS} up to {@link #LAST_PAUSE_NANOS}, and tries again, woken early when the
+ * lock may have become its to take (up to {@link #SLEEPER_SLOTS} waiters; any more sleep their time).
  *
  * <p>The writer is known, and its hold found let go of for ever as {@link OwnedLock}'s: {@link
  * #acquireRead} looks at it every {@link Abandonment#LOOK_NANOS} of waiting. Readers are not known by
@@ -67,11 +68,14 @@ final class OwnedReadWriteLock {
     /** The writer's holds; read and written by the writer only. */
     private int writeHolds;
 
-    /** The last reader to sleep while a writer held the lock, woken when the writer lets go; or null. */
-    private volatile Thread sleepingReader;
+    /** How many waiters at a time are woken when the lock may be theirs; any more sleep their time. */
+    static final int SLEEPER_SLOTS = 8;
 
-    /** The last writer to sleep while readers held the lock, woken when the last lets go; or null. */
-    private volatile Thread sleepingWriter;
+    /**
+     * The waiters asleep, each in a slot of its own, woken (all of them) when the writer lets go, when
+     * the last reader lets go while a writer waits, and when a writer gives up; made with the lock.
+     */
+    private final AtomicReferenceArray<Thread> sleepers = new AtomicReferenceArray<>(SLEEPER_SLOTS);
 
     private final Supplier<Thread> owner = () -> writer;
 
@@ -100,13 +104,17 @@ final class OwnedReadWriteLock {
         Thread me = Thread.currentThread();
         while (true) {
             int s = (int) STATE.getVolatile(this);
-            if ((s & WRITE) != 0 ? writer != me : (int) WAITING.getVolatile(this) != 0) {
+            if (!readable(s, me)) {
                 return false;
             }
             if (STATE.compareAndSet(this, s, s + 1)) {
                 return true;
             }
         }
+    }
+
+    private boolean readable(int s, Thread me) {
+        return (s & WRITE) != 0 ? writer == me : (int) WAITING.getVolatile(this) == 0;
     }
 
     /**
@@ -120,6 +128,7 @@ final class OwnedReadWriteLock {
             return false;
         }
         Thread me = Thread.currentThread();
+        int slot = -1;
         boolean interrupted = false;
         try {
             long pause = firstPauseNanos;
@@ -129,12 +138,17 @@ final class OwnedReadWriteLock {
                 if (Thread.interrupted()) {
                     interrupted = true;
                 }
-                sleepingReader = me;
-                if (tryRead()) {
-                    return interrupted;
+                // Asleep only once in a slot and still kept out: a waker that lets it in after the look
+                // finds it there.
+                slot = sleepIn(me);
+                if (!readable((int) STATE.getVolatile(this), me)) {
+                    LockSupport.parkNanos(pause);
+                    pause = Math.min(pause * 2, lastPauseNanos);
                 }
-                LockSupport.parkNanos(pause); // woken early when the writer lets go
-                pause = Math.min(pause * 2, lastPauseNanos);
+                slot = awake(slot, me);
+                if (tryRead()) {
+                    return interrupted; // nothing left to do with the lock held, no call that could fail
+                }
                 if (System.nanoTime() - lookAt >= 0) {
                     lookAt = System.nanoTime() + Abandonment.LOOK_NANOS;
                     try {
@@ -145,10 +159,41 @@ final class OwnedReadWriteLock {
                 }
             }
         } catch (Throwable t) {
+            if (slot >= 0) {
+                awake(slot, me);
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
             throw t;
+        }
+    }
+
+    /** A free slot of {@link #sleepers}, now {@code me}'s; -1 if none is free (then it sleeps its time). */
+    private int sleepIn(Thread me) {
+        for (int i = 0; i < SLEEPER_SLOTS; i++) {
+            if (sleepers.get(i) == null && sleepers.compareAndSet(i, null, me)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Lets go of {@code me}'s slot, if it has one; returns -1, its slot from now on. */
+    private int awake(int slot, Thread me) {
+        if (slot >= 0) {
+            sleepers.compareAndSet(slot, me, null);
+        }
+        return -1;
+    }
+
+    /** Wakes every waiter asleep: the lock may be theirs now. */
+    private void wakeSleepers() {
+        for (int i = 0; i < SLEEPER_SLOTS; i++) {
+            Thread t = sleepers.get(i);
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
         }
     }
 
@@ -159,9 +204,8 @@ final class OwnedReadWriteLock {
                 throw new IllegalMonitorStateException("no read hold to let go of");
             }
             if (STATE.compareAndSet(this, s, s - 1)) {
-                Thread w;
-                if (s == 1 && (int) WAITING.getVolatile(this) != 0 && (w = sleepingWriter) != null) {
-                    LockSupport.unpark(w);
+                if (s == 1 && (int) WAITING.getVolatile(this) != 0) {
+                    wakeSleepers();
                 }
                 return;
             }
@@ -196,6 +240,7 @@ final class OwnedReadWriteLock {
         long deadline = System.nanoTime() + timeoutNanos;
         long pause = firstPauseNanos;
         boolean waiting = false;
+        int slot = -1;
         try {
             while (true) {
                 WAITING.getAndAdd(this, 1);
@@ -203,26 +248,34 @@ final class OwnedReadWriteLock {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                sleepingWriter = me;
+                slot = sleepIn(me);
                 nudge.run();
                 if ((int) STATE.getVolatile(this) != 0) {
                     LockSupport.parkNanos(pause); // woken early when the last reader lets go
                     pause = Math.min(pause * 2, lastPauseNanos);
                 }
-                // No longer waiting before the last try, so that nothing is left to do once the lock is held.
+                // Out of the slot and no longer waiting before the last try: once the lock is held, no call
+                // is left that could fail with it held.
+                slot = awake(slot, me);
                 WAITING.getAndAdd(this, -1);
                 waiting = false;
                 if (tryWrite()) {
                     return true;
                 }
                 if (System.nanoTime() - deadline >= 0) {
+                    wakeSleepers(); // the readers this writer kept out
                     return false;
                 }
             }
-        } finally {
+        } catch (Throwable t) {
+            if (slot >= 0) {
+                awake(slot, me);
+            }
             if (waiting) {
                 WAITING.getAndAdd(this, -1);
+                wakeSleepers();
             }
+            throw t;
         }
     }
 
@@ -234,14 +287,7 @@ final class OwnedReadWriteLock {
         if (--writeHolds == 0) {
             writer = null;
             STATE.getAndAdd(this, -WRITE);
-            Thread r = sleepingReader;
-            if (r != null) {
-                LockSupport.unpark(r);
-            }
-            Thread w;
-            if ((int) WAITING.getVolatile(this) != 0 && (w = sleepingWriter) != null) {
-                LockSupport.unpark(w);
-            }
+            wakeSleepers();
         }
     }
 

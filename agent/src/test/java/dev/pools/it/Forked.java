@@ -42,6 +42,21 @@ public final class Forked {
     }
 
     /** {@code -javaagent:pools.jar[=layout]}. */
+    /** A layout of one sliced pool of {@code pages} pages of 1 MiB under {@code fail}, for the host {@code it.host}, unrecorded. */
+    public static String cappedToFail(int pages) {
+        return """
+                layout: sliced
+                pools:
+                  - page_size: 1 MiB
+                    pages: %d
+                intercept:
+                  packages: [it.host]
+                on_exhausted: fail
+                report:
+                  file: none
+                """.formatted(pages);
+    }
+
     public static String agent(Path layout) {
         return "-javaagent:" + JAR + (layout == null ? "" : "=" + layout);
     }

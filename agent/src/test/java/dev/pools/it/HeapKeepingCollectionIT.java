@@ -31,17 +31,7 @@ class HeapKeepingCollectionIT {
      */
     @Test
     void the_pools_collection_does_not_shrink_the_heap_under_g1() throws Exception {
-        Files.writeString(dir.resolve("layout.yaml"), """
-                layout: sliced
-                pools:
-                  - page_size: 1 MiB
-                    pages: 1
-                intercept:
-                  packages: [it.host]
-                on_exhausted: fail
-                report:
-                  file: none
-                """);
+        Files.writeString(dir.resolve("layout.yaml"), Forked.cappedToFail(1));
         Forked.Result r = Forked.app(
                 dir,
                 List.of(

@@ -225,19 +225,27 @@ class OwnedReadWriteLockTest {
         }
     }
 
+    /** Every reader asleep (the release thread and allocating threads that drain) is woken, not the last only. */
     @Test
-    void a_sleeping_reader_is_woken_when_the_writer_lets_go() throws Exception {
+    void the_sleeping_readers_are_woken_when_the_writer_lets_go() throws Exception {
         OwnedReadWriteLock rw = sleepingForAnHour();
         assertTrue(rw.tryWrite());
-        Thread reader = new Thread(() -> {
-            rw.acquireRead();
-            rw.unlockRead();
-        });
-        reader.start();
-        awaitSleeping(reader);
+        Thread[] readers = new Thread[3];
+        for (int i = 0; i < readers.length; i++) {
+            readers[i] = new Thread(() -> {
+                rw.acquireRead();
+                rw.unlockRead();
+            });
+            readers[i].start();
+        }
+        for (Thread reader : readers) {
+            awaitSleeping(reader);
+        }
         rw.unlockWrite();
-        reader.join(TimeUnit.MINUTES.toMillis(10));
-        assertFalse(reader.isAlive(), "woken");
+        for (Thread reader : readers) {
+            reader.join(TimeUnit.MINUTES.toMillis(10));
+            assertFalse(reader.isAlive(), "woken");
+        }
     }
 
     @Test

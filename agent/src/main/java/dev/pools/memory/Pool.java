@@ -195,6 +195,25 @@ abstract sealed class Pool permits SlicingPool, ExclusivePool, DirectPool {
         return true;
     }
 
+    /**
+     * Adds to {@code found}, from index {@code n} up to its length, the live leases of the pool whose
+     * buffer the collector has found unreachable (the anchor cleared); returns the new count. Caller
+     * holds the lock. See {@link PoolAllocator#recoverDropped}.
+     */
+    int droppedLocked(Lease[] found, int n) {
+        for (Lease l = liveHead; l != null && n < found.length; l = l.nextLive) {
+            n = addIfDropped(l, found, n);
+        }
+        return n;
+    }
+
+    static int addIfDropped(Lease l, Lease[] found, int n) {
+        if (n < found.length && l.isLive() && l.refersTo(null)) {
+            found[n++] = l;
+        }
+        return n;
+    }
+
     /** The count and bytes of the live leases the pool holds; caller holds the lock. From the list by default. */
     long[] liveLeasesLocked() {
         long n = 0;

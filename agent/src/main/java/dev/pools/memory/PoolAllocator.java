@@ -6,6 +6,7 @@ import java.lang.ref.Reference;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -382,6 +383,10 @@ public final class PoolAllocator {
                 releasedBefore = released;
                 continue;
             }
+            if (anchor == null && !anotherRound(round, gaveBack) && recoverDropped() > 0) {
+                // Room whose release was lost on its way (see recoverDropped): back now, tried once more.
+                anchor = reserve(size, site, true, true);
+            }
             if (anchor != null || !anotherRound(round, gaveBack)) {
                 outrun.collections = anchor == null && gaveBack ? round : 0;
                 collectionNanos.add(System.nanoTime() - now);
@@ -720,11 +725,81 @@ public final class PoolAllocator {
         try {
             NativeAccess.awaitReferenceProcessing();
             Releaser.drainNow();
+            recoverDropped();
             return releaseEmptyPages();
         } catch (AbandonedLockException e) {
             stopBy(e);
             return 0;
         }
+    }
+
+    /** Leases {@link #recoverDropped} gave back since start. */
+    private final AtomicLong recoveredLeases = new AtomicLong();
+
+    /** How many leases {@link #recoverDropped} gave back since start: each a release lost, then found. */
+    public long recoveredLeases() {
+        return recoveredLeases.get();
+    }
+
+    /** Candidates looked at by one {@link #recoverDropped} per pool, at most, in rounds of {@code FOUND}. */
+    private static final int FOUND = 256;
+
+    private static final int FOUND_ROUNDS = 64;
+
+    /**
+     * Gives back the room of leases whose buffer the collector found unreachable, but whose release
+     * never came: taken from the release queue, then lost (a frame the JVM unwinds without its handlers
+     * at a full heap, or a defect). The candidates are the live leases whose anchor the collector has
+     * cleared; once the reference handler has queued what it had and every lease queued so far is back
+     * ({@link Releaser#drainNow}), a candidate still live was taken and lost, and is released here as
+     * the collector's releases are (the same claim decides, so nothing is released twice). Nothing is
+     * given back if the drain did not end in time. Said once on stderr; returns how many.
+     */
+    int recoverDropped() {
+        Lease[] found = new Lease[FOUND];
+        int total = 0;
+        for (Pool pool : current.pools) {
+            for (int round = 0; round < FOUND_ROUNDS; round++) {
+                if (!pool.lockUnlessAbandoned()) {
+                    return total; // the pools stopped
+                }
+                int n;
+                try {
+                    n = pool.droppedLocked(found, 0);
+                } finally {
+                    pool.lock.unlock();
+                }
+                if (n == 0) {
+                    break;
+                }
+                NativeAccess.awaitReferenceProcessing();
+                if (!Releaser.drainNow()) {
+                    return total;
+                }
+                int lost = 0;
+                for (int i = 0; i < n; i++) {
+                    if (found[i].isLive()) {
+                        found[lost++] = found[i];
+                    }
+                }
+                Arrays.fill(found, lost, n, null);
+                if (lost > 0) {
+                    Releaser.releaseFound(found, lost);
+                    total += lost;
+                }
+                if (n < found.length) {
+                    break;
+                }
+            }
+        }
+        if (total > 0) {
+            recoveredLeases.addAndGet(total);
+            Log.once(
+                    "recovered",
+                    total + " buffers the collector had found unreachable were still in use in the pools: their"
+                            + " release was lost on its way (a full Java heap?); given back now (said once)");
+        }
+        return total;
     }
 
     /** Stops the pools for {@code e}, a lock found abandoned, if they run (see {@link #stoppedBy}). */

@@ -547,6 +547,32 @@ final class Releaser {
         }
     }
 
+    /**
+     * For tests, holding the queue ({@link #holdQueue}): takes every lease queued now, as a release
+     * does, and loses those of {@code owner}, as a release cut short would; releases the others.
+     * Returns how many it lost.
+     */
+    static int loseQueuedForTest(PoolAllocator owner) {
+        Lease[] batch = new Lease[BATCH];
+        int lost = 0;
+        int n;
+        while ((n = pollInto(batch, 0)) > 0) {
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                if (batch[i].pool.owner == owner) {
+                    lost++;
+                } else {
+                    batch[kept++] = batch[i];
+                }
+            }
+            Arrays.fill(batch, kept, n, null);
+            if (kept > 0) {
+                release(batch, kept);
+            }
+        }
+        return lost;
+    }
+
     /** The queue's lock, for tests. */
     static OwnedReadWriteLock queueLock() {
         return QUEUE_LOCK;
@@ -581,6 +607,11 @@ final class Releaser {
      * site, so that a burst of releases after a collection neither takes the lock from allocating
      * threads once per buffer nor writes a site's shared counter once per buffer.
      */
+    /** Releases leases found dropped ({@link PoolAllocator#recoverDropped}) as the collector's are. */
+    static void releaseFound(Lease[] batch, int n) {
+        release(batch, n);
+    }
+
     private static void release(Lease[] batch, int n) {
         try {
             releaseClaimed(batch, n);

@@ -119,6 +119,12 @@ final class SlicingPool extends Pool {
          * (BENCHMARKS, B1 "runs").
          */
         final Lease[] leases = new Lease[RUN_SLOTS];
+
+        /** The lease of slot {@code k}, served by the lock or, through its token, by a thread's cache; null if free. */
+        Lease leaseAt(int k) {
+            Lease l = leases[k];
+            return l == null && tokens[k] != null ? tokens[k].lease : l;
+        }
         /** The slice object of each slot a thread's cache holds or held: its token there; null until then. */
         final Slice[] tokens = new Slice[RUN_SLOTS];
         /** Bit {@code i}: slot {@code i} is used or cached. */
@@ -754,6 +760,25 @@ final class SlicingPool extends Pool {
     }
 
     @Override
+    int droppedLocked(Lease[] found, int n) {
+        for (Page page : pages) {
+            for (Slice s = page == null ? null : page.head; s != null && n < found.length; s = s.next) {
+                if (s.run != null) {
+                    for (int k = 0; k < RUN_SLOTS; k++) {
+                        Lease l = s.run.leaseAt(k);
+                        if (l != null) {
+                            n = addIfDropped(l, found, n);
+                        }
+                    }
+                } else if (!s.free && !s.cached && s.lease != null) {
+                    n = addIfDropped(s.lease, found, n);
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
     long[] liveLeasesLocked() {
         long n = 0;
         long bytes = 0;
@@ -761,10 +786,7 @@ final class SlicingPool extends Pool {
             for (Slice s = page == null ? null : page.head; s != null; s = s.next) {
                 if (s.run != null) {
                     for (int k = 0; k < RUN_SLOTS; k++) {
-                        Lease l = s.run.leases[k];
-                        if (l == null && s.run.tokens[k] != null) {
-                            l = s.run.tokens[k].lease;
-                        }
+                        Lease l = s.run.leaseAt(k);
                         if (l != null) {
                             if (!l.isLive() || l.pool != this) {
                                 throw new AssertionError(

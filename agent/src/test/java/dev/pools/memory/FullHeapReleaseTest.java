@@ -142,4 +142,64 @@ class FullHeapReleaseTest {
         assertTrue(Releaser.collectionsSeen() > seen, "a collection seen again");
         pools.checkInvariants();
     }
+
+    /**
+     * Leases taken from the queue and then lost, as a release cut short loses them (a frame the JVM
+     * unwinds without its handlers at a full heap), stayed in use for good: {@code cleanup()} finds them
+     * (live, their anchors cleared, none queued) and gives them back, once.
+     */
+    @Test
+    void leases_lost_after_they_left_the_queue_are_found_by_cleanup() throws Exception {
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(64 * 1024, 4 * 1024, PoolSpec.UNCAPPED)),
+                new PoolAllocator.Options(false, false, null),
+                AllocationListener.NONE,
+                new CallSites());
+        allocateDropAndLose(pools, 200);
+        pools.cleanup();
+        assertEquals(0, pools.usage().numberAllocs(), "found and given back");
+        assertEquals(200, pools.recoveredLeases());
+        pools.cleanup();
+        assertEquals(200, pools.recoveredLeases(), "given back once");
+        pools.checkInvariants();
+    }
+
+    /** Allocates {@code count} buffers of 1 KiB, drops them, and loses their leases as they leave the queue. */
+    private static void allocateDropAndLose(PoolAllocator pools, int count) throws Exception {
+        List<ByteBuffer> dropped = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            dropped.add(pools.allocate(1024, 0));
+        }
+        dropped.clear();
+        int lost = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Releaser.holdQueue();
+        try {
+            while (lost < count && System.nanoTime() < deadline) {
+                System.gc();
+                NativeAccess.awaitReferenceProcessing();
+                lost += Releaser.loseQueuedForTest(pools);
+            }
+        } finally {
+            Releaser.letGoOfQueue();
+        }
+        assertEquals(count, lost, "every dropped buffer's lease taken and lost");
+        assertEquals(count, pools.usage().numberAllocs(), "lost: still in use");
+    }
+
+    /** A capped pool under {@code fail}, full of room whose releases were lost, serves instead of refusing. */
+    @Test
+    void a_capped_pool_full_of_lost_releases_serves_instead_of_refusing() throws Exception {
+        PoolAllocator pools = new PoolAllocator(
+                List.of(new PoolSpec.Sliced(64 * 1024, 4 * 1024, 1)),
+                new PoolAllocator.Options(false, true, null),
+                AllocationListener.NONE,
+                new CallSites());
+        allocateDropAndLose(pools, 64);
+        ByteBuffer served = pools.allocate(1024, 0);
+        assertEquals(1024, served.capacity());
+        assertEquals(64, pools.recoveredLeases());
+        assertEquals(1, pools.usage().numberAllocs());
+        pools.checkInvariants();
+    }
 }

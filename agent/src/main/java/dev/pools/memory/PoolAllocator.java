@@ -383,7 +383,7 @@ public final class PoolAllocator {
                 releasedBefore = released;
                 continue;
             }
-            if (anchor == null && !anotherRound(round, gaveBack) && recoverDropped() > 0) {
+            if (anchor == null && !anotherRound(round, gaveBack) && recoverDroppedSinceCollection() > 0) {
                 // Room whose release was lost on its way (see recoverDropped): back now, tried once more.
                 anchor = reserve(size, site, true, true);
             }
@@ -739,6 +739,23 @@ public final class PoolAllocator {
     /** How many leases {@link #recoverDropped} gave back since start: each a release lost, then found. */
     public long recoveredLeases() {
         return recoveredLeases.get();
+    }
+
+    /** The count of collections seen ({@link Releaser#collectionsSeen}) at the last {@link #recoverDroppedSinceCollection}. */
+    private volatile long recoveredAtCollections = -1;
+
+    /**
+     * {@link #recoverDropped}, once per collection: a release is lost only after a collection found its
+     * buffer, and the scan reads every live lease of the pools under their locks, which requests that
+     * are refused together need not do each.
+     */
+    private int recoverDroppedSinceCollection() {
+        long seen = Releaser.collectionsSeen();
+        if (seen == recoveredAtCollections) {
+            return 0;
+        }
+        recoveredAtCollections = seen;
+        return recoverDropped();
     }
 
     /** Candidates looked at by one {@link #recoverDropped} per pool, at most, in rounds of {@code FOUND}. */
